@@ -1,0 +1,65 @@
+"""Nested structures of dicts and tuples, addressed by stable key paths such as ``"obs/image"``.
+
+Dict keys and tuple indices become path segments joined by ``/``; dicts are walked in insertion order, so a
+flattening is stable for a given structure. Used by spaces, the builder and the backends alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+SEPARATOR = "/"
+
+
+def is_container(value: Any) -> bool:
+    return isinstance(value, (Mapping, tuple, list))
+
+
+def join(prefix: str, key: Any) -> str:
+    return f"{prefix}{SEPARATOR}{key}" if prefix else str(key)
+
+
+def items(structure: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    """Yields ``(key_path, leaf)`` pairs, depth first, in insertion order."""
+    if isinstance(structure, Mapping):
+        for key, value in structure.items():
+            yield from items(value, join(prefix, key))
+    elif isinstance(structure, (tuple, list)):
+        for index, value in enumerate(structure):
+            yield from items(value, join(prefix, index))
+    else:
+        yield prefix, structure
+
+
+def flatten(structure: Any) -> dict[str, Any]:
+    """``{key_path: leaf}``; a bare leaf flattens to ``{"": leaf}``."""
+    return dict(items(structure))
+
+
+def leaves(structure: Any) -> list[Any]:
+    return [leaf for _, leaf in items(structure)]
+
+
+def map_structure(fn: Callable[..., Any], structure: Any, *others: Any) -> Any:
+    """Applies ``fn(leaf, *other_leaves)`` leaf by leaf, keeping the structure of ``structure``."""
+    if isinstance(structure, Mapping):
+        return {k: map_structure(fn, v, *(o[k] for o in others)) for k, v in structure.items()}
+    if isinstance(structure, (tuple, list)):
+        mapped = [map_structure(fn, v, *(o[i] for o in others)) for i, v in enumerate(structure)]
+        return type(structure)(mapped)
+    return fn(structure, *others)
+
+
+def map_with_path(fn: Callable[[str, Any], Any], structure: Any, prefix: str = "") -> Any:
+    """Like :func:`map_structure` but ``fn(key_path, leaf)``."""
+    if isinstance(structure, Mapping):
+        return {k: map_with_path(fn, v, join(prefix, k)) for k, v in structure.items()}
+    if isinstance(structure, (tuple, list)):
+        return type(structure)(map_with_path(fn, v, join(prefix, i)) for i, v in enumerate(structure))
+    return fn(prefix, structure)
+
+
+def unflatten_as(template: Any, flat: Mapping[str, Any]) -> Any:
+    """Rebuilds ``template``'s structure with leaves taken from ``flat`` by key path."""
+    return map_with_path(lambda path, _: flat[path], template)

@@ -1,0 +1,19 @@
+"""Spaces: what values look like, with optional batch and time ranks (numpy and gymnasium only)."""
+
+from rlworkbench.spaces.box import BoolBox, BoxSpace, FloatBox, IntBox, NumericBox, TextBox
+from rlworkbench.spaces.containers import ContainerSpace, Dict, Tuple
+from rlworkbench.spaces.space import Space
+
+__all__ = [
+    "Space", "BoxSpace", "NumericBox", "FloatBox", "IntBox", "BoolBox", "TextBox", "ContainerSpace", "Dict",
+    "Tuple", "from_gymnasium", "to_gymnasium",
+]
+
+
+def __getattr__(name: str):
+    # gymnasium is imported only when conversion is asked for
+    if name in ("from_gymnasium", "to_gymnasium"):
+        from rlworkbench.spaces import gymnasium_spaces
+
+        return getattr(gymnasium_spaces, name)
+    raise AttributeError(name)
