@@ -55,9 +55,13 @@ class BoxSpace(Space):
         return np.zeros(self.size_dims(size) + self._shape, dtype=self._dtype)
 
     def check(self, value: Any, key_path: str = "") -> None:
-        array = value if isinstance(value, np.ndarray) else np.asarray(value)
+        try:
+            array = value if isinstance(value, np.ndarray) else np.asarray(value)
+        except (ValueError, TypeError) as error:  # e.g. ragged nested lists
+            raise SpaceError(f"{type(self).__name__} value is not an array", key_path=key_path or None,
+                             expected=_shape_text(self.get_shape(True, True)), got=str(error)) from None
         if array.dtype.kind not in self.dtype_kinds:
-            raise SpaceError(f"{type(self).__name__} value has the wrong dtype", key_path=key_path,
+            raise SpaceError(f"{type(self).__name__} value has the wrong dtype", key_path=key_path or None,
                              expected=self._dtype, got=array.dtype)
         self.check_shape(array.shape, key_path)
         self._check_bounds(array, key_path)
@@ -66,7 +70,7 @@ class BoxSpace(Space):
         extra = len(shape) - len(self._shape)
         if extra not in (0, self.num_extra_ranks) or tuple(shape[extra:]) != self._shape:
             expected = self.get_shape(with_batch_rank=True, with_time_rank=True)
-            raise SpaceError(f"{type(self).__name__} value has the wrong shape", key_path=key_path,
+            raise SpaceError(f"{type(self).__name__} value has the wrong shape", key_path=key_path or None,
                              expected=_shape_text(expected), got=_shape_text(tuple(shape)))
 
     def _check_bounds(self, array: np.ndarray, key_path: str) -> None:
@@ -109,14 +113,14 @@ class NumericBox(BoxSpace):
         self.high = self._bound(high, self._default_high())
 
     def _bound(self, value: Any, default: Any) -> np.ndarray:
-        bound = np.asarray(default if value is None else value, dtype=self.bound_dtype)
+        bound = np.asarray(default if value is None else value, dtype=self.bound_dtype or self._dtype)
         if bound.ndim and bound.shape != self._shape:
             bound = np.broadcast_to(bound, self._shape).copy()
-        if bound.ndim and np.all(bound == bound.flat[0]):
+        if bound.size and bound.ndim and np.all(bound == bound.flat[0]):
             bound = bound.flat[0].copy()  # keep scalar bounds scalar: compact repr, cheap checks
         return bound
 
-    bound_dtype: Any = np.float64
+    bound_dtype: Any = np.float64  # None: the value dtype
 
     def _default_low(self) -> Any:
         return -np.inf
@@ -131,10 +135,11 @@ class NumericBox(BoxSpace):
     def _check_bounds(self, array: np.ndarray, key_path: str) -> None:
         if array.size == 0:
             return
-        above = array > self.high if self.high_inclusive else array >= self.high
-        if np.any(array < self.low) or np.any(above):
+        # written as "not inside" so that NaN is out of bounds, as in Gymnasium
+        inside_high = array <= self.high if self.high_inclusive else array < self.high
+        if not (np.all(array >= self.low) and np.all(inside_high)):
             closing = "]" if self.high_inclusive else ")"
-            raise SpaceError(f"{type(self).__name__} value is out of bounds", key_path=key_path,
+            raise SpaceError(f"{type(self).__name__} value is out of bounds", key_path=key_path or None,
                              expected=f"values in [{_bound_text(self.low)}, {_bound_text(self.high)}{closing}",
                              got=f"min {array.min()}, max {array.max()}")
 
@@ -156,10 +161,15 @@ def _bound_text(bound: np.ndarray) -> str:
 
 
 class FloatBox(NumericBox):
-    """Real numbers in ``[low, high]`` (unbounded by default), float32 unless told otherwise."""
+    """Real numbers in ``[low, high]`` (unbounded by default), float32 unless told otherwise.
+
+    Bounds are stored in the space's dtype (as Gymnasium does), so that a bound such as ``0.7`` means the same
+    number to the space and to its float32 values, and rounded samples never leave the box.
+    """
 
     dtype_kinds = "f"
     default_dtype = "float32"
+    bound_dtype = None
 
     def sample(self, size: Size = None, seed: Any = None) -> np.ndarray:
         rng = as_generator(seed)
@@ -167,9 +177,10 @@ class FloatBox(NumericBox):
         low = np.broadcast_to(self.low, self._shape)
         high = np.broadcast_to(self.high, self._shape)
         finite_low, finite_high = np.isfinite(low), np.isfinite(high)
-        uniform = rng.uniform(np.where(finite_low, low, 0.0), np.where(finite_high, high, 1.0), size=shape)
+        bounded = finite_low & finite_high
+        uniform = rng.uniform(np.where(bounded, low, 0.0), np.where(bounded, high, 1.0), size=shape)
         normal = rng.standard_normal(shape)
-        value = np.where(finite_low & finite_high, uniform,
+        value = np.where(bounded, uniform,
                          np.where(finite_low, low + np.abs(normal),
                                   np.where(finite_high, high - np.abs(normal), normal)))
         return value.astype(self._dtype)
@@ -206,8 +217,12 @@ class IntBox(NumericBox):
 
     def sample(self, size: Size = None, seed: Any = None) -> np.ndarray:
         rng = as_generator(seed)
-        low = np.where(np.isfinite(self.low), self.low, 0)
-        high = np.where(np.isfinite(self.high), self.high, low + 2**31 - 1)
+        info = np.iinfo(self._dtype)
+        floor, ceil = max(int(info.min), -(2**62)), min(int(info.max) + 1, 2**62)  # representable, int64-safe
+        span = 2**31 - 1  # width drawn from on an unbounded side
+        finite_low, finite_high = np.isfinite(self.low), np.isfinite(self.high)
+        low = np.maximum(np.where(finite_low, self.low, np.where(finite_high, self.high - span, 0)), floor)
+        high = np.minimum(np.where(finite_high, self.high, low + span), ceil)
         value = rng.integers(low.astype(np.int64), high.astype(np.int64), size=self.size_dims(size) + self._shape)
         return value.astype(self._dtype)
 
@@ -254,10 +269,10 @@ class TextBox(BoxSpace):
     def _check_bounds(self, array: np.ndarray, key_path: str) -> None:
         for text in array.reshape(-1):
             if not isinstance(text, str):
-                raise SpaceError("TextBox value is not a string", key_path=key_path, expected="str",
+                raise SpaceError("TextBox value is not a string", key_path=key_path or None, expected="str",
                                  got=type(text).__name__)
             if not self.min_length <= len(text) <= self.max_length or not set(text) <= set(self.charset):
-                raise SpaceError("TextBox value does not fit", key_path=key_path,
+                raise SpaceError("TextBox value does not fit", key_path=key_path or None,
                                  expected=f"{self.min_length}..{self.max_length} chars of the charset",
                                  got=repr(text))
 

@@ -101,8 +101,13 @@ class ContainerSpace(Space):
         return self._rebuild([(k, s.map(fn)) for k, s in self.children()])
 
     def check(self, value: Any, key_path: str = "") -> None:
+        self._check_structure(value, key_path)  # first, so that empty containers check their values too
         for key, child in self.children():
             child.check(self._child_value(value, key, key_path), nest.join(key_path, key))
+
+    def _check_structure(self, value: Any, key_path: str) -> None:
+        """Raises :class:`SpaceError` if ``value`` is not this container's kind of value."""
+        raise NotImplementedError
 
     def _child_value(self, value: Any, key: Any, key_path: str) -> Any:
         raise NotImplementedError
@@ -112,7 +117,7 @@ class ContainerSpace(Space):
 
 
 class Dict(ContainerSpace):
-    """Named sub-spaces, in insertion order: ``Dict(obs=FloatBox((4,)), mask=BoolBox((2,)))``."""
+    """Named sub-spaces, in insertion order: ``Dict(obs=FloatBox(shape=(4,)), mask=BoolBox((2,)))``."""
 
     def __init__(self, spec: Mapping[str, Space] | None = None, add_batch_rank: bool = False,
                  add_time_rank: bool = False, time_major: bool = False, **spaces: Space):
@@ -143,20 +148,18 @@ class Dict(ContainerSpace):
         return dict(pairs)
 
     def _child_value(self, value: Any, key: Any, key_path: str) -> Any:
-        if not isinstance(value, Mapping):
-            raise SpaceError("Dict value must be a mapping", key_path=key_path, expected="dict",
-                             got=type(value).__name__)
+        _check_mapping(value, key_path)
         if key not in value:
             raise SpaceError("Dict value misses a key", key_path=nest.join(key_path, key),
                              expected=f"keys {list(self._spaces)}", got=f"keys {list(value)}")
         return value[key]
 
-    def check(self, value: Any, key_path: str = "") -> None:
-        super().check(value, key_path)
+    def _check_structure(self, value: Any, key_path: str) -> None:
+        _check_mapping(value, key_path)
         extra = [k for k in value if k not in self._spaces]
         if extra:
-            raise SpaceError("Dict value has unknown keys", key_path=key_path, expected=f"keys {list(self._spaces)}",
-                             got=f"extra keys {extra}")
+            raise SpaceError("Dict value has unknown keys", key_path=key_path or None,
+                             expected=f"keys {list(self._spaces)}", got=f"extra keys {extra}")
 
     def keys(self):
         return self._spaces.keys()
@@ -178,8 +181,14 @@ class Dict(ContainerSpace):
         return f"Dict({body})"
 
 
+def _check_mapping(value: Any, key_path: str) -> None:
+    if not isinstance(value, Mapping):
+        raise SpaceError("Dict value must be a mapping", key_path=key_path or None, expected="dict",
+                         got=type(value).__name__)
+
+
 class Tuple(ContainerSpace):
-    """Positional sub-spaces: ``Tuple(IntBox(3), FloatBox((2,)))``."""
+    """Positional sub-spaces: ``Tuple(IntBox(3), FloatBox(shape=(2,)))``."""
 
     def __init__(self, *spaces: Space | tuple | list, add_batch_rank: bool = False, add_time_rank: bool = False,
                  time_major: bool = False):
@@ -208,12 +217,15 @@ class Tuple(ContainerSpace):
     def _pack(self, pairs: list[tuple[Any, Any]]) -> tuple:
         return tuple(v for _, v in pairs)
 
-    def _child_value(self, value: Any, key: Any, key_path: str) -> Any:
+    def _check_structure(self, value: Any, key_path: str) -> None:
         if not isinstance(value, (tuple, list)) or len(value) != len(self._spaces):
             got = f"{type(value).__name__} of length {len(value)}" if isinstance(value, (tuple, list)) else \
                 type(value).__name__
-            raise SpaceError("Tuple value has the wrong structure", key_path=key_path,
+            raise SpaceError("Tuple value has the wrong structure", key_path=key_path or None,
                              expected=f"tuple of length {len(self._spaces)}", got=got)
+
+    def _child_value(self, value: Any, key: Any, key_path: str) -> Any:
+        self._check_structure(value, key_path)
         return value[key]
 
     def __getitem__(self, index: int) -> Space:

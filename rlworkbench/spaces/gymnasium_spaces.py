@@ -9,10 +9,13 @@
 | ``MultiDiscrete(nvec, start)`` | shaped ``IntBox(start, start + nvec)`` |
 | ``MultiBinary(n)`` | ``IntBox(0, 2, shape, dtype=int8)`` |
 
-Back to Gymnasium, a bounded shaped IntBox becomes ``MultiDiscrete`` (so an int ``Box`` comes back as the
-equivalent ``MultiDiscrete``) and an unbounded one an int ``Box``.
-| ``Text`` | ``TextBox`` |
+| ``Text`` | ``TextBox`` (shape ``()``) |
 | ``Dict`` / ``Tuple`` | ``Dict`` / ``Tuple`` |
+
+Back to Gymnasium, a bounded scalar IntBox becomes ``Discrete`` and a bounded shaped one ``MultiDiscrete`` (so
+an int ``Box`` comes back as the equivalent ``Discrete`` or ``MultiDiscrete``), unless its number of categories
+does not fit its dtype (a uint8 image in ``[0, 256)``): then, like an unbounded one, it becomes an int ``Box``
+with its bounds clipped to the dtype's range.
 """
 
 from __future__ import annotations
@@ -80,25 +83,35 @@ def to_gymnasium(space: Space) -> gymnasium.Space:
     if isinstance(space, BoolBox):
         return gym_spaces.Box(0, 1, shape=space.shape, dtype=np.bool_)
     if isinstance(space, TextBox):
+        if space.shape != ():
+            raise SpaceError("only a single string has a Gymnasium equivalent (Text)", expected="TextBox()",
+                             got=repr(space))
         return gym_spaces.Text(max_length=space.max_length, min_length=space.min_length, charset=space.charset)
     raise SpaceError("no Gymnasium equivalent", expected="a known space", got=repr(space))
 
 
 def _int_to_gymnasium(space: IntBox) -> gymnasium.Space:
-    bounded = space.is_bounded
-    if bounded and space.shape == ():
-        return gym_spaces.Discrete(int(space.high - space.low), start=int(space.low), dtype=space.dtype)
-    if bounded and space.dtype == np.int8 and np.all(space.low == 0) and np.all(space.high == 2):
-        return gym_spaces.MultiBinary(space.shape[0] if len(space.shape) == 1 else list(space.shape))
-    if bounded:
-        low = _full(space.low, space.shape).astype(np.int64)
-        return gym_spaces.MultiDiscrete(_full(space.high, space.shape).astype(np.int64) - low, start=low,
-                                        dtype=space.dtype)
+    low, high = _inclusive_int_bounds(space)
+    counts = high - low + 1
+    if space.is_bounded and np.all(counts <= np.iinfo(space.dtype).max):  # counts must fit the dtype
+        if space.shape == ():
+            return gym_spaces.Discrete(int(counts), start=int(low), dtype=space.dtype)
+        if space.dtype == np.int8 and np.all(low == 0) and np.all(high == 1):
+            return gym_spaces.MultiBinary(space.shape[0] if len(space.shape) == 1 else list(space.shape))
+        return gym_spaces.MultiDiscrete(counts.astype(space.dtype), start=low.astype(space.dtype), dtype=space.dtype)
+    return gym_spaces.Box(low.astype(space.dtype), high.astype(space.dtype), shape=space.shape, dtype=space.dtype)
+
+
+def _inclusive_int_bounds(space: IntBox) -> tuple[np.ndarray, np.ndarray]:
+    """Inclusive bounds clipped to the dtype's range, as arrays of Python ints (exact, no overflow)."""
     info = np.iinfo(space.dtype)
-    low = np.where(np.isfinite(space.low), space.low, info.min)
-    high = np.where(np.isfinite(space.high), np.asarray(space.high) - 1, info.max)
-    return gym_spaces.Box(_full(low, space.shape).astype(space.dtype), _full(high, space.shape).astype(space.dtype),
-                          shape=space.shape, dtype=space.dtype)
+
+    def clip(bound: Any, offset: int, default: int) -> np.ndarray:
+        values = [min(max(int(b) + offset, int(info.min)), int(info.max)) if np.isfinite(b) else default
+                  for b in np.broadcast_to(bound, space.shape).reshape(-1)]
+        return np.array(values, dtype=object).reshape(space.shape)
+
+    return clip(space.low, 0, int(info.min)), clip(space.high, -1, int(info.max))
 
 
 def _full(bound: Any, shape: tuple[int, ...]) -> np.ndarray:

@@ -1,0 +1,12 @@
+"""Core: components, ``@api`` / ``@graph_fn``, records, assembly, the build and executors (no frameworks)."""
+
+from rlworkbench.core.assembly import assemble
+from rlworkbench.core.backend import Backend, get_backend
+from rlworkbench.core.builder import build
+from rlworkbench.core.component import Component
+from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.executor import Executor
+from rlworkbench.core.graph import CallEdge, ComponentGraph, Stuck
+
+__all__ = ["Component", "api", "graph_fn", "assemble", "build", "Backend", "get_backend", "Executor",
+           "ComponentGraph", "CallEdge", "Stuck"]

@@ -1,0 +1,141 @@
+"""Assembly: call each root API method once with records and write down what calls what.
+
+The result is the :class:`~rlworkbench.core.graph.ComponentGraph` — backend-independent, without shapes.
+While an assembly runs, the ``@api`` / ``@graph_fn`` wrappers report to the active :class:`_Assembly`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from rlworkbench import nest
+from rlworkbench.core.records import ApiCall, GraphFnCall, Record
+from rlworkbench.errors import BuildError
+
+if TYPE_CHECKING:
+    from rlworkbench.core.component import Component
+    from rlworkbench.core.decorators import ApiSpec, GraphFnSpec
+    from rlworkbench.core.graph import ComponentGraph
+
+_state = threading.local()
+
+
+class _Assembly:
+    def __init__(self, root: Component):
+        self.root = root
+        self.api_calls: list[ApiCall] = []
+        self.graph_fn_calls: list[GraphFnCall] = []
+        self.root_inputs: dict[str, dict[str, Record]] = {}
+        self.stack: list[ApiCall] = []
+
+
+def _active() -> _Assembly | None:
+    return getattr(_state, "assembly", None)
+
+
+def assemble(root: Component, api_methods: Iterable[str] | None = None,
+             var_arg_arity: dict[str, int] | None = None) -> ComponentGraph:
+    """Calls the root's API methods (all, or those named) with records; returns the component graph.
+
+    ``var_arg_arity`` says how many records a ``*args`` parameter of a root API method receives.
+    """
+    from rlworkbench.core.graph import ComponentGraph
+
+    if _active() is not None:
+        raise BuildError("an assembly is already running in this thread", component=root.path)
+    names = list(api_methods) if api_methods is not None else list(root.api_methods)
+    unknown = [n for n in names if n not in root.api_methods]
+    if unknown:
+        raise BuildError(f"no such API method(s) {unknown}", component=root.path,
+                         expected=sorted(root.api_methods), got=unknown)
+    run = _Assembly(root)
+    _state.assembly = run
+    try:
+        for name in names:
+            spec = root.api_methods[name]
+            inputs = {param: Record(label=param) for param in root_params(spec, var_arg_arity or {})}
+            run.root_inputs[name] = inputs
+            first = len(run.api_calls)
+            getattr(root, name)(*inputs.values())
+            for record in inputs.values():
+                record.producer = run.api_calls[first]
+    finally:
+        _state.assembly = None
+    return ComponentGraph(root, run.api_calls, run.graph_fn_calls, run.root_inputs)
+
+
+def root_params(spec: ApiSpec, var_arg_arity: dict[str, int]) -> list[str]:
+    """Parameter names of a root API method; ``*args`` expand to ``name[i]`` for the given arity."""
+    params = list(spec.params)
+    if spec.var_param:
+        params += [f"{spec.var_param}[{i}]" for i in range(var_arg_arity.get(spec.name, 0))]
+    return params
+
+
+def record_api_call(component: Component, spec: ApiSpec, args: tuple, kwargs: dict) -> Any:
+    run = _active()
+    if run is None:
+        raise BuildError("this component is not built: build it (ComponentTest, build(...), an agent) before "
+                         "calling its API methods", component=component.path, api_method=spec.name)
+    if component.root is not run.root:
+        raise BuildError("API methods may only be called on sub-components of the graph being assembled; "
+                         "add it with add_components()", component=component.path, api_method=spec.name)
+    caller = run.stack[-1] if run.stack else None
+    if caller is not None and caller.component is not component and component.parent is not caller.component:
+        raise BuildError(f"'{caller.component.path}' may call API methods only of itself and its direct "
+                         "sub-components", component=component.path, api_method=spec.name)
+    try:
+        bound = spec.signature.bind(component, *args, **kwargs)
+    except TypeError as error:
+        raise BuildError(f"bad arguments: {error}", component=component.path, api_method=spec.name) from None
+    bound.apply_defaults()
+    inputs = _named_inputs(spec, bound.arguments)
+    for param, value in inputs.items():
+        _check_routable(value, component, spec.name, param)
+    call = ApiCall(component, spec, caller, inputs)
+    run.api_calls.append(call)
+    run.stack.append(call)
+    try:
+        call.outputs = spec.fn(*bound.args, **bound.kwargs)
+    finally:
+        run.stack.pop()
+    return call.outputs
+
+
+def _named_inputs(spec: ApiSpec, arguments: dict[str, Any]) -> dict[str, Any]:
+    inputs = {param: arguments[param] for param in spec.params}
+    if spec.var_param:
+        for index, value in enumerate(arguments.get(spec.var_param, ())):
+            inputs[f"{spec.var_param}[{index}]"] = value
+    return inputs
+
+
+def _check_routable(value: Any, component: Component, api_name: str, param: str) -> None:
+    if isinstance(value, Record) or not nest.is_container(value):
+        return
+    if any(isinstance(leaf, Record) for leaf in nest.leaves(value)):
+        raise BuildError("records must be passed one per argument, not inside a Python container",
+                         component=component.path, api_method=api_name, argument=param)
+
+
+def record_graph_fn_call(component: Component, spec: GraphFnSpec, args: tuple, kwargs: dict) -> Any:
+    run = _active()
+    if run is None:
+        raise BuildError("graph functions run only inside a built graph", component=component.path,
+                         graph_fn=spec.name)
+    caller = run.stack[-1] if run.stack else None
+    if caller is None or caller.component is not component:
+        raise BuildError("a graph function may only be called from an API method of its own component",
+                         component=component.path, graph_fn=spec.name)
+    for index, value in enumerate(list(args) + list(kwargs.values())):
+        _check_routable(value, component, caller.name, f"{spec.name}#{index}")
+    call = GraphFnCall(component, spec, caller, tuple(args), dict(kwargs))
+    count = spec.num_returns(component)
+    call.outputs = [Record(producer=call, label=f"{spec.name}:{i}" if count > 1 else spec.name)
+                    for i in range(count)]
+    run.graph_fn_calls.append(call)
+    if count == 0:
+        return None
+    return call.outputs[0] if count == 1 else tuple(call.outputs)

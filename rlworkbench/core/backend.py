@@ -1,0 +1,101 @@
+"""The one dispatch point for backends: the :class:`Backend` interface and the registry that finds one.
+
+Core never imports a framework. A backend is looked up by name (``"torch"``, ``"tf"``) and imported only
+then; the default comes from ``RLWORKBENCH_BACKEND`` (``torch`` when unset).
+"""
+
+from __future__ import annotations
+
+import abc
+import contextlib
+import importlib
+import os
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from rlworkbench.errors import ConfigError
+
+if TYPE_CHECKING:
+    from rlworkbench.core.component import Component
+    from rlworkbench.core.executor import Executor
+    from rlworkbench.core.graph import ComponentGraph
+    from rlworkbench.core.records import GraphFnCall
+    from rlworkbench.spaces import Space
+
+BACKEND_ENV_VAR = "RLWORKBENCH_BACKEND"
+_REGISTRY: dict[str, str] = {
+    "torch": "rlworkbench.backends.torch:TorchBackend",
+    "tf": "rlworkbench.backends.tf:TFBackend",
+}
+_INSTANCES: dict[str, Backend] = {}
+
+
+class Backend(abc.ABC):
+    """What the builder and executors need from a framework; components see only ``ops``."""
+
+    name: str = ""
+    ops: Any = None  # the namespace of tensor operations graph functions call as ``self.ops``
+
+    @abc.abstractmethod
+    def normalize_device(self, device: str | None) -> str:
+        """The framework's spelling of a device (``None`` is the default device)."""
+
+    def device_scope(self, device: str | None) -> contextlib.AbstractContextManager:
+        """Context in which variables and ops land on ``device``."""
+        return contextlib.nullcontext()
+
+    @abc.abstractmethod
+    def create_variable(self, component: Component, name: str, value: np.ndarray, trainable: bool) -> Any: ...
+
+    @abc.abstractmethod
+    def read(self, variable: Any) -> np.ndarray:
+        """A NumPy copy of a variable's value."""
+
+    @abc.abstractmethod
+    def assign(self, variable: Any, value: np.ndarray) -> None: ...
+
+    @abc.abstractmethod
+    def infer_output_spaces(self, component: Component, call: GraphFnCall, fn: Callable[..., Any],
+                            probe_values: dict[int, Any]) -> list[Space]:
+        """Runs (or traces) a graph function on its input spaces and returns the spaces of its outputs.
+
+        ``probe_values`` (record id → value) lets a define-by-run backend feed each graph function the real
+        outputs of the ones before it, so a probe is one forward pass through the graph (gradients included);
+        the build drops it when done.
+        """
+
+    @abc.abstractmethod
+    def make_executor(self, graph: ComponentGraph) -> Executor:
+        """Installs the fast path on the built components and returns the executor for the root."""
+
+
+def register_backend(name: str, target: str) -> None:
+    """Registers ``"package.module:ClassName"`` under ``name`` (imported on first use)."""
+    _REGISTRY[name] = target
+
+
+def default_backend_name() -> str:
+    return os.environ.get(BACKEND_ENV_VAR, "torch")
+
+
+def get_backend(backend: str | Backend | None = None) -> Backend:
+    """The backend instance for a name (or the default), importing its framework on first use."""
+    if isinstance(backend, Backend):
+        return backend
+    name = backend or default_backend_name()
+    if name not in _REGISTRY:
+        raise ConfigError(f"unknown backend '{name}'", expected=sorted(_REGISTRY), got=name)
+    if name not in _INSTANCES:
+        module_name, class_name = _REGISTRY[name].split(":")
+        _INSTANCES[name] = getattr(importlib.import_module(module_name), class_name)()
+    return _INSTANCES[name]
+
+
+def available_backends() -> Iterator[str]:
+    """Names of registered backends whose framework imports here."""
+    for name, target in _REGISTRY.items():
+        framework = {"torch": "torch", "tf": "tensorflow"}.get(name, target.split(":")[0])
+        if importlib.util.find_spec(framework) is not None:
+            yield name

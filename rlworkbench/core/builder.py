@@ -1,0 +1,230 @@
+"""The build: push spaces from the root's API arguments through the component graph.
+
+A component is *input-complete* once every argument of every API method it must build has a space; then its
+``create_variables`` runs under its device, and its graph functions run (or are traced) as soon as their inputs
+have spaces, giving the spaces of their outputs to the next components. Components are visited breadth first.
+If the build gets stuck, the :class:`BuildError` names the component, API method and argument whose space
+never arrived, and carries the partial graph.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from rlworkbench.core.assembly import assemble
+from rlworkbench.core.backend import Backend, get_backend
+from rlworkbench.core.component import Component
+from rlworkbench.core.container_calls import with_container_options
+from rlworkbench.core.executor import Executor
+from rlworkbench.core.graph import ComponentGraph, Stuck
+from rlworkbench.core.records import GraphFnCall, Record
+from rlworkbench.errors import BuildError, ConfigError, RLWorkbenchError
+from rlworkbench.spaces import Space
+
+
+def build(root: Component, input_spaces: Mapping[str, Any], backend: str | Backend | None = None,
+          device_map: Mapping[str, str] | None = None, seed: int | None = None,
+          api_methods: Iterable[str] | None = None) -> Executor:
+    """Assembles and builds ``root``; returns its executor.
+
+    ``input_spaces`` maps the root's API parameter names to spaces (a list of spaces for a ``*args``
+    parameter). ``device_map`` maps component paths below the root (glob patterns, e.g. ``"policy/*"``) to
+    devices. ``seed`` makes variable initial values reproducible (and equal across backends).
+    """
+    backend = get_backend(backend)
+    for component in root.walk():
+        component._reset_build_state()
+    spaces, arity = _expand_var_args(root, input_spaces)
+    graph = assemble(root, api_methods, arity)
+    graph.backend_name = backend.name
+    _check_input_keys(graph, spaces)
+    devices = resolve_devices(root, device_map, backend)
+    _Build(graph, backend, devices, np.random.SeedSequence(seed).entropy if seed is None else seed).run(spaces)
+    return backend.make_executor(graph)
+
+
+def _expand_var_args(root: Component, input_spaces: Mapping[str, Any]) -> tuple[dict[str, Space], dict[str, int]]:
+    spaces: dict[str, Space] = {}
+    arity: dict[str, int] = {}
+    for key, value in input_spaces.items():
+        if isinstance(value, (list, tuple)) and not isinstance(value, Space):
+            for index, space in enumerate(value):
+                spaces[f"{key}[{index}]"] = space
+        else:
+            spaces[key] = value
+    for name, spec in root.api_methods.items():
+        if spec.var_param:
+            indices = [k for k in spaces if k.startswith(f"{spec.var_param}[")]
+            arity[name] = len(indices)
+    for key, value in spaces.items():
+        if not isinstance(value, Space):
+            raise ConfigError("input spaces must be Space objects", component=root.path, argument=key,
+                              expected="Space", got=type(value).__name__)
+    return spaces, arity
+
+
+def _check_input_keys(graph: ComponentGraph, spaces: dict[str, Space]) -> None:
+    known = {param for inputs in graph.root_inputs.values() for param in inputs}
+    unknown = sorted(set(spaces) - known)
+    if unknown:
+        raise BuildError("input spaces given for arguments no root API method has", component=graph.root.path,
+                         expected=sorted(known), got=unknown, graph=graph)
+
+
+def resolve_devices(root: Component, device_map: Mapping[str, str] | None, backend: Backend) -> dict[int, str]:
+    """Device per component: the most specific matching ``device_map`` pattern, else the component's own
+    ``device``, else its parent's. Patterns match paths below the root; one that matches nothing is an error."""
+    patterns = dict(device_map or {})
+    used: set[str] = set()
+    devices: dict[int, str] = {}
+    for component in root.walk():
+        relative = component.relative_path(root)
+        matches = [p for p in patterns if p == relative or p == component.path
+                   or (relative and fnmatch.fnmatchcase(relative, p))]
+        if matches:
+            best = max(matches, key=lambda p: (p in (relative, component.path), len(p)))
+            used.add(best)
+            device = patterns[best]
+        elif component.device is not None:
+            device = component.device
+        elif component.parent is not None:
+            device = devices[id(component.parent)]
+        else:
+            device = None
+        devices[id(component)] = backend.normalize_device(device)
+    unused = sorted(set(patterns) - used)
+    if unused:
+        paths = [c.relative_path(root) or c.name for c in root.walk()]
+        raise ConfigError("device_map entries match no component", component=root.path, expected=paths, got=unused)
+    return devices
+
+
+class _Build:
+    def __init__(self, graph: ComponentGraph, backend: Backend, devices: dict[int, str], seed: int):
+        self.graph = graph
+        self.backend = backend
+        self.devices = devices
+        self.seed = seed
+        self.snapshots: list[tuple[Any, np.ndarray]] = []
+        self.probe_values: dict[int, Any] = {}
+
+    def run(self, spaces: dict[str, Space]) -> None:
+        graph, root = self.graph, self.graph.root
+        for api_name, inputs in graph.root_inputs.items():
+            for param, record in inputs.items():
+                if param not in spaces:
+                    graph.stuck = Stuck(root.path, api_name, param)
+                    raise BuildError("no input space given for this argument of the root", component=root.path,
+                                     api_method=api_name, argument=param, expected="a Space in input_spaces",
+                                     got="nothing", graph=graph)
+                record.space = spaces[param]
+        for component in root.walk():
+            component.backend, component.ops = self.backend, self.backend.ops
+            component.resolved_device = self.devices[id(component)]
+            component._seed = self.seed
+        waiting = graph.called_components
+        pending = list(graph.graph_fn_calls)
+        progress = True
+        while progress and (waiting or pending):
+            progress = False
+            for component in list(waiting):
+                if not self._missing_inputs(component):
+                    self._create_variables(component)
+                    waiting.remove(component)
+                    progress = True
+            for call in list(pending):
+                if call.component.built and all(r.space is not None for r in call.input_records()):
+                    self._run_graph_fn(call)
+                    pending.remove(call)
+                    progress = True
+        if waiting or pending:
+            self._raise_stuck(waiting, pending)
+        for component in graph.called_components:
+            component.input_spaces = self._known_inputs(component)
+        self.probe_values.clear()
+        for variable, value in self.snapshots:  # undo whatever probe runs did to state (memories, counters)
+            self.backend.assign(variable, value)
+
+    def _missing_inputs(self, component: Component) -> list[tuple[str, str]]:
+        needed: dict[tuple[str, str], bool] = {}
+        for call in self.graph.calls_of(component):
+            if call.spec.must_be_complete:
+                for param, record in call.input_records().items():
+                    key = (call.name, param)
+                    needed[key] = needed.get(key, False) or record.space is not None
+        return [key for key, known in needed.items() if not known]
+
+    def _known_inputs(self, component: Component) -> dict[str, Space]:
+        known: dict[str, Space] = {}
+        for call in self.graph.calls_of(component):
+            for param, record in call.input_records().items():
+                if record.space is not None:
+                    known.setdefault(param, record.space)
+        return known
+
+    def _create_variables(self, component: Component) -> None:
+        try:
+            with self.backend.device_scope(component.resolved_device):
+                component.create_variables(self._known_inputs(component))
+        except RLWorkbenchError as error:
+            raise error.add_context(component=component.path)
+        except Exception as error:
+            raise BuildError(f"create_variables failed: {type(error).__name__}: {error}", component=component.path,
+                             graph=self.graph) from error
+        component._built = True
+        self.snapshots.extend((v, self.backend.read(v)) for v in component._variables.values())
+
+    def _run_graph_fn(self, call: GraphFnCall) -> None:
+        component, spec = call.component, call.spec
+        count = spec.num_returns(component)
+        try:
+            if spec.output_spaces is not None:
+                in_spaces = [a.space if isinstance(a, Record) else a for a in call.args]
+                declared = spec.output_spaces(component, *in_spaces)
+                spaces = [declared] if count == 1 else list(declared)
+            else:
+                fn = with_container_options(spec, spec.implementation(self.backend.name))
+                with self.backend.device_scope(component.resolved_device):
+                    spaces = self.backend.infer_output_spaces(component, call, fn, self.probe_values)
+        except RLWorkbenchError as error:
+            raise error.add_context(component=component.path, api_method=call.api_call.name, graph_fn=spec.name)
+        except Exception as error:
+            inputs = ", ".join(repr(a.space) if isinstance(a, Record) else repr(a) for a in call.args)
+            raise BuildError(f"graph function failed on inputs ({inputs}): {type(error).__name__}: {error}",
+                             component=component.path, api_method=call.api_call.name, graph_fn=spec.name,
+                             graph=self.graph) from error
+        if len(spaces) != count:
+            raise BuildError("graph function returned a different number of values than declared",
+                             component=component.path, graph_fn=spec.name, expected=count, got=len(spaces),
+                             graph=self.graph)
+        for record, space in zip(call.outputs, spaces):
+            record.space = space
+
+    def _raise_stuck(self, waiting: list[Component], pending: list[GraphFnCall]) -> None:
+        for component in waiting:
+            missing = self._missing_inputs(component)
+            if missing:
+                api_name, param = missing[0]
+                self.graph.stuck = Stuck(component.path, api_name, param)
+                source = self._source_of(component, api_name, param)
+                raise BuildError(f"the input space of this argument never arrived{source}; the component cannot "
+                                 "create its variables (if the value depends on this component's own outputs, "
+                                 "declare the API method with @api(must_be_complete=False))",
+                                 component=component.path, api_method=api_name, argument=param, graph=self.graph)
+        call = pending[0]
+        self.graph.stuck = Stuck(call.component.path, call.api_call.name, call.name)
+        raise BuildError("graph function inputs never got spaces", component=call.component.path,
+                         api_method=call.api_call.name, graph_fn=call.name, graph=self.graph)
+
+    def _source_of(self, component: Component, api_name: str, param: str) -> str:
+        for call in self.graph.calls_of(component, api_name):
+            producer = call.inputs[param].producer
+            if isinstance(producer, GraphFnCall):
+                return f" (it comes from graph function '{producer.name}' of '{producer.component.path}', " \
+                       "which never ran)"
+        return ""
+

@@ -1,0 +1,216 @@
+"""The :class:`Component`: a named scope that owns sub-components, variables and declared API methods."""
+
+from __future__ import annotations
+
+import copy as _copy
+import re
+import zlib
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from rlworkbench.core import initializers
+from rlworkbench.core.decorators import ApiSpec, GraphFnSpec
+from rlworkbench.errors import BuildError, ConfigError, SpaceError
+
+if TYPE_CHECKING:
+    from rlworkbench.core.backend import Backend
+    from rlworkbench.spaces import Space
+
+_NAME = re.compile(r"^[A-Za-z0-9_.\-]+$")
+
+
+def _snake_case(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+class Component:
+    """A building block of an algorithm: memory, policy, loss, optimizer, preprocessor, …
+
+    Subclasses declare API methods with ``@api`` and graph functions with ``@graph_fn``, and create their
+    variables in :meth:`create_variables`, which the build calls once every input of every API method has a
+    space. Components talk to each other only through API methods.
+    """
+
+    api_methods: dict[str, ApiSpec] = {}
+    graph_fns: dict[str, GraphFnSpec] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        apis: dict[str, ApiSpec] = {}
+        fns: dict[str, GraphFnSpec] = {}
+        for klass in reversed(cls.__mro__):
+            for attr, value in vars(klass).items():
+                if hasattr(value, "_rlw_api"):
+                    apis[attr] = value._rlw_api
+                elif hasattr(value, "_rlw_graph_fn"):
+                    fns[attr] = value._rlw_graph_fn
+                elif attr in apis or attr in fns:  # overridden by a plain attribute
+                    apis.pop(attr, None)
+                    fns.pop(attr, None)
+        cls.api_methods, cls.graph_fns = apis, fns
+
+    def __init__(self, *sub_components: Component, name: str | None = None, device: str | None = None):
+        self.name = name or _snake_case(type(self).__name__)
+        if not _NAME.match(self.name):
+            raise ConfigError("component names may use letters, digits, '_', '-' and '.'", got=repr(self.name))
+        self.device = device
+        self.parent: Component | None = None
+        self.sub_components: dict[str, Component] = {}
+        self._reset_build_state()
+        self.add_components(*sub_components)
+
+    # ----- structure -----------------------------------------------------------------------------------------
+    def add_components(self, *components: Component) -> None:
+        """Makes ``components`` sub-components of this one (their names must be unique among siblings)."""
+        for component in components:
+            if not isinstance(component, Component):
+                raise ConfigError("sub-components must be Component instances", component=self.path,
+                                  got=type(component).__name__)
+            if component.name in self.sub_components:
+                raise ConfigError("two sub-components have the same name", component=self.path,
+                                  got=component.name)
+            if component.parent is not None:
+                raise ConfigError(f"already a sub-component of '{component.parent.path}'", component=component.path)
+            component.parent = self
+            self.sub_components[component.name] = component
+
+    @property
+    def root(self) -> Component:
+        node = self
+        while node.parent is not None:
+            node = node.parent
+        return node
+
+    @property
+    def path(self) -> str:
+        """Scope path from the root, root name included: ``"dqn/policy/network"``."""
+        return self.name if self.parent is None else f"{self.parent.path}/{self.name}"
+
+    def relative_path(self, ancestor: Component) -> str:
+        """Path below ``ancestor`` (``""`` for the ancestor itself)."""
+        if self is ancestor:
+            return ""
+        prefix = ancestor.path + "/"
+        if not self.path.startswith(prefix):
+            raise ConfigError(f"not below '{ancestor.path}'", component=self.path)
+        return self.path[len(prefix):]
+
+    def walk(self) -> Iterator[Component]:
+        """This component and all below it, breadth first."""
+        queue = [self]
+        while queue:
+            component = queue.pop(0)
+            yield component
+            queue.extend(component.sub_components.values())
+
+    def find(self, relative_path: str) -> Component:
+        """The sub-component at ``relative_path`` (``""`` is this component)."""
+        node = self
+        for part in filter(None, relative_path.split("/")):
+            if part not in node.sub_components:
+                raise ConfigError(f"no sub-component '{part}'", component=node.path,
+                                  expected=sorted(node.sub_components), got=relative_path)
+            node = node.sub_components[part]
+        return node
+
+    # ----- variables -----------------------------------------------------------------------------------------
+    def create_variables(self, input_spaces: dict[str, Space]) -> None:
+        """Creates this component's variables; ``input_spaces`` maps API parameter names to spaces."""
+
+    def create_variable(self, name: str, shape: tuple[int, ...] = (), dtype: str = "float32",
+                        initializer: Any = "zeros", trainable: bool = True) -> Any:
+        """A backend variable on this component's device, initialised reproducibly from the build seed."""
+        if self.backend is None:
+            raise BuildError("variables can only be created during the build", component=self.path)
+        if name in self._variables:
+            raise BuildError(f"variable '{name}' created twice", component=self.path)
+        rng = np.random.default_rng([self._seed, zlib.crc32(f"{self.path}/{name}".encode())])
+        value = np.asarray(initializers.initialize(initializer, tuple(shape), rng), dtype=dtype)
+        if value.shape != tuple(shape):
+            raise BuildError(f"initializer of '{name}' gave the wrong shape", component=self.path,
+                             expected=tuple(shape), got=value.shape)
+        variable = self.backend.create_variable(self, name, value, trainable)
+        self._variables[name] = variable
+        self._trainable[name] = trainable
+        return variable
+
+    def variables(self, trainable_only: bool = False) -> dict[str, Any]:
+        """This component's and its sub-components' variables, by name relative to this component."""
+        found: dict[str, Any] = {}
+        for component in self.walk():
+            prefix = component.relative_path(self)
+            for name, variable in component._variables.items():
+                if not trainable_only or component._trainable[name]:
+                    found[f"{prefix}/{name}" if prefix else name] = variable
+        return found
+
+    def get_weights(self, trainable_only: bool = False) -> dict[str, np.ndarray]:
+        """All variable values as NumPy arrays, by scoped name."""
+        backend = self._require_built("get_weights")
+        return {name: backend.read(v) for name, v in self.variables(trainable_only).items()}
+
+    def set_weights(self, weights: Mapping[str, Any], strict: bool = True) -> None:
+        """Assigns values by scoped name; checks every name, shape and dtype first, so nothing half-happens."""
+        backend = self._require_built("set_weights")
+        variables = self.variables()
+        missing = sorted(set(variables) - set(weights)) if strict else []
+        unknown = sorted(set(weights) - set(variables))
+        if missing or unknown:
+            raise SpaceError("weights do not match the variables", component=self.path,
+                             expected=f"missing none, unknown none (variables: {sorted(variables)})",
+                             got=f"missing {missing}, unknown {unknown}")
+        checked = {}
+        for name, value in weights.items():
+            current = backend.read(variables[name])
+            array = np.asarray(value)
+            if array.shape != current.shape or not np.can_cast(array.dtype, current.dtype, "same_kind"):
+                raise SpaceError("weight does not fit its variable", component=self.path, key_path=name,
+                                 expected=f"{current.shape} {current.dtype}", got=f"{array.shape} {array.dtype}")
+            checked[name] = array.astype(current.dtype)
+        for name, array in checked.items():
+            backend.assign(variables[name], array)
+
+    def _require_built(self, what: str) -> Backend:
+        if self.backend is None:
+            raise BuildError(f"{what} needs a built component", component=self.path)
+        return self.backend
+
+    # ----- build state ---------------------------------------------------------------------------------------
+    @property
+    def built(self) -> bool:
+        return self._built
+
+    def _reset_build_state(self) -> None:
+        """Forgets everything a build attached (variables, spaces, the fast-path functions)."""
+        for name in list(self.api_methods) + list(self.graph_fns):
+            self.__dict__.pop(name, None)
+        self.backend: Backend | None = None
+        self.ops: Any = None
+        self.input_spaces: dict[str, Space] = {}
+        self.resolved_device: str | None = None
+        self._variables: dict[str, Any] = {}
+        self._trainable: dict[str, bool] = {}
+        self._built = False
+        self._seed = 0
+
+    def copy(self, name: str | None = None, device: str | None = None) -> Component:
+        """An unbuilt deep copy (sub-components included), e.g. for a replica on another device."""
+        memo: dict[int, Any] = {id(self.parent): None}
+        for component in self.walk():
+            memo.update({id(v): None for v in component._variables.values()})
+            memo[id(component.backend)] = None
+            memo[id(component.ops)] = component.ops
+        duplicate = _copy.deepcopy(self, memo)
+        for component in duplicate.walk():
+            component._reset_build_state()
+        duplicate.parent = None
+        if name is not None:
+            duplicate.name = name
+        if device is not None:
+            duplicate.device = device
+        return duplicate
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}('{self.path}')"

@@ -1,0 +1,193 @@
+"""Executors: the boundary between NumPy (the caller's world) and a built graph (the backend's world).
+
+The base class checks and converts inputs against the API method's input spaces once per call, hands them
+to the backend's entry function and converts outputs back. Each backend makes the entry functions; for
+PyTorch they call the user's API method directly (the fast path), for TensorFlow a compiled graph.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from rlworkbench import nest
+from rlworkbench.core.records import Record
+from rlworkbench.errors import BuildError, SpaceError
+from rlworkbench.spaces import BoxSpace, ContainerSpace, Space, TextBox
+
+if TYPE_CHECKING:
+    from rlworkbench.core.backend import Backend
+    from rlworkbench.core.component import Component
+    from rlworkbench.core.graph import ComponentGraph
+
+Call = tuple[str, Any]
+
+
+class Executor(abc.ABC):
+    """Runs API methods of a built component graph: ``execute("api", *args)`` → NumPy outputs."""
+
+    def __init__(self, graph: ComponentGraph, backend: Backend):
+        self.graph = graph
+        self.root = graph.root
+        self.backend = backend
+        self._entries: dict[tuple[str, str, bool], Callable[..., Any]] = {}
+        for name in graph.root_inputs:
+            for as_numpy in (True, False):
+                self._entries[(self.root.path, name, as_numpy)] = self._make_entry(self.root, name, as_numpy)
+        self.api = ApiNamespace(self)
+
+    # ----- backend hooks ----------------------------------------------------------------------------------------
+    @abc.abstractmethod
+    def _make_entry(self, component: Component, api_name: str, as_numpy: bool) -> Callable[..., Any]:
+        """A function taking the API method's arguments (NumPy or tensors), returning its outputs."""
+
+    # ----- running ----------------------------------------------------------------------------------------------
+    def execute(self, *calls: Any, as_numpy: bool = True) -> Any:
+        """``execute("api", *args)`` runs one root API method; ``execute(("a", args), ("b", args))`` runs
+        several and returns their outputs as a list. ``as_numpy=False`` returns backend tensors."""
+        if calls and isinstance(calls[0], str):
+            entry = self._entries.get((self.root.path, calls[0], as_numpy))
+            if entry is None:
+                raise BuildError("no such built API method", component=self.root.path, api_method=calls[0],
+                                 expected=sorted(self.graph.root_inputs))
+            return entry(*calls[1:])
+        return [self.execute(name, *_as_args(args), as_numpy=as_numpy) for name, args in calls]
+
+    def call(self, component: Component | str, api_name: str, *args: Any, as_numpy: bool = True) -> Any:
+        """Runs an API method of any built sub-component (a sub-graph), with the spaces it was built with."""
+        target = component if not isinstance(component, str) else self.graph.component(component)
+        key = (target.path, api_name, as_numpy)
+        if key not in self._entries:
+            if not target.built or not self.graph.calls_of(target, api_name):
+                raise BuildError("this API method was not built in this graph", component=target.path,
+                                 api_method=api_name)
+            self._entries[key] = self._make_entry(target, api_name, as_numpy)
+        return self._entries[key](*args)
+
+    def get_weights(self, trainable_only: bool = False) -> dict[str, np.ndarray]:
+        return self.root.get_weights(trainable_only)
+
+    def set_weights(self, weights: dict[str, Any], strict: bool = True) -> None:
+        self.root.set_weights(weights, strict)
+
+    def summary(self) -> str:
+        return self.graph.summary()
+
+    # ----- helpers for backends ------------------------------------------------------------------------------
+    def input_converters(self, component: Component, api_name: str,
+                         to_backend: Callable[[np.ndarray, Space], Any]) -> list[Callable[[Any], Any]]:
+        """One checking converter per parameter of the API method's first call (constants are left as they are)."""
+        call = self.graph.calls_of(component, api_name)[0]
+        converters = []
+        for param, value in call.inputs.items():
+            if isinstance(value, Record):
+                context = dict(component=component.path, api_method=api_name, argument=param)
+                converters.append(input_converter(value.space, to_backend, self.backend_tensor_type, context))
+            else:
+                converters.append(_identity)
+        return converters
+
+    def output_converter(self, component: Component, api_name: str,
+                         to_numpy: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        outputs = self.graph.calls_of(component, api_name)[0].outputs
+        if isinstance(outputs, Record):
+            return to_numpy
+        if outputs is None:
+            return _identity
+        return lambda value: nest.map_structure(to_numpy, value)
+
+    backend_tensor_type: type | tuple[type, ...] = ()
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _as_args(args: Any) -> tuple:
+    return tuple(args) if isinstance(args, (list, tuple)) else (args,)
+
+
+def input_converter(space: Space, to_backend: Callable[[np.ndarray, Space], Any], tensor_type: Any,
+                    context: dict[str, str], key_path: str = "") -> Callable[[Any], Any]:
+    """Checks a value against ``space`` (dtype kind, exact declared ranks, core shape) and converts it.
+
+    Checks are the cheap ones (no bounds scan), so the per-call cost stays small. Backend tensors pass as
+    they are.
+    """
+    if isinstance(space, ContainerSpace):
+        return _container_converter(space, to_backend, tensor_type, context, key_path)
+    assert isinstance(space, BoxSpace)
+    if isinstance(space, TextBox):
+        return lambda value: np.asarray(value, dtype=object)
+    core, extra, kinds, dtype = space.shape, space.num_extra_ranks, space.dtype_kinds, space.dtype
+    rank = len(core) + extra
+
+    def convert(value: Any) -> Any:
+        if not isinstance(value, np.ndarray):
+            if isinstance(value, tensor_type):
+                return value
+            value = np.asarray(value)
+        shape = value.shape
+        if value.dtype.kind not in kinds or len(shape) != rank or shape[extra:] != core:
+            _raise_mismatch(space, value, context, key_path)
+        if value.dtype != dtype:
+            value = value.astype(dtype)
+        return to_backend(value, space)
+
+    return convert
+
+
+def _raise_mismatch(space: BoxSpace, value: np.ndarray, context: dict[str, str], key_path: str) -> None:
+    try:
+        space.check(value, key_path)
+    except SpaceError as error:
+        raise error.add_context(**context)
+    expected = space.get_shape(with_batch_rank=True, with_time_rank=True)
+    raise SpaceError("value lacks the batch/time ranks the API method was built with", key_path=key_path or None,
+                     expected=f"shape {tuple('?' if d is None else d for d in expected)}",
+                     got=f"shape {value.shape}", **context)
+
+
+def _container_converter(space: ContainerSpace, to_backend: Callable[[np.ndarray, Space], Any], tensor_type: Any,
+                         context: dict[str, str], key_path: str) -> Callable[[Any], Any]:
+    children = {key: input_converter(child, to_backend, tensor_type, context, nest.join(key_path, key))
+                for key, child in space.children()}
+    is_tuple = not hasattr(space, "keys")
+
+    def convert(value: Any) -> Any:
+        try:
+            if is_tuple:
+                if len(value) != len(children):
+                    raise KeyError(len(value))
+                return tuple(children[i](v) for i, v in enumerate(value))
+            if set(value) != set(children):
+                raise KeyError(sorted(set(value) ^ set(children)))
+            return {key: convert_child(value[key]) for key, convert_child in children.items()}
+        except (KeyError, TypeError):
+            try:
+                space.check(value, key_path)
+            except SpaceError as error:
+                raise error.add_context(**context)
+            raise
+
+    return convert
+
+
+class ApiNamespace:
+    """``executor.api.get_action(states)`` — the root's API methods as plain calls (tab-completes)."""
+
+    def __init__(self, executor: Executor):
+        self._executor = executor
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        if name.startswith("_") or name not in self._executor.graph.root_inputs:
+            raise AttributeError(name)
+        executor = self._executor
+        return lambda *args, as_numpy=True: executor.execute(name, *args, as_numpy=as_numpy)
+
+    def __dir__(self) -> list[str]:
+        return sorted(self._executor.graph.root_inputs)
+
