@@ -93,7 +93,7 @@ class Executor(abc.ABC):
     def output_converter(self, component: Component, api_name: str,
                          to_numpy: Callable[[Any], Any]) -> Callable[[Any], Any]:
         outputs = self.graph.calls_of(component, api_name)[0].outputs
-        if isinstance(outputs, Record):
+        if isinstance(outputs, Record) and not isinstance(outputs.space, ContainerSpace):
             return to_numpy
         if outputs is None:
             return _identity

@@ -277,7 +277,8 @@ class TextBox(BoxSpace):
                                  got=repr(text))
 
     def _key(self) -> tuple:
-        return super()._key() + (self.min_length, self.max_length, self.charset)
+        # the charset is a set of characters: its order does not make a different space
+        return super()._key() + (self.min_length, self.max_length, "".join(sorted(set(self.charset))))
 
     def _body_repr(self) -> str:
         return f"{self._shape}, len {self.min_length}..{self.max_length}"

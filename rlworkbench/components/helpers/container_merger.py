@@ -1,0 +1,34 @@
+"""Merging separate values into one Dict (by names) or Tuple value."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rlworkbench.components.registry import register
+from rlworkbench.core.component import Component
+from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.errors import SpaceError
+from rlworkbench.spaces import Space
+
+
+@register("container_merger")
+class ContainerMerger(Component):
+    """``ContainerMerger("image", "mask").merge(a, b) -> {"image": a, "mask": b}``; without keys a tuple."""
+
+    def __init__(self, *keys: str, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.keys = [str(k) for k in keys]
+
+    def create_variables(self, input_spaces: dict[str, Space]) -> None:
+        count = len([k for k in input_spaces if k.startswith("inputs[")])
+        if self.keys and count != len(self.keys):
+            raise SpaceError("merge got a different number of inputs than it has keys", api_method="merge",
+                             expected=len(self.keys), got=count)
+
+    @api
+    def merge(self, *inputs: Any) -> Any:
+        return self._merge(*inputs)
+
+    @graph_fn
+    def _merge(self, *inputs: Any) -> Any:
+        return dict(zip(self.keys, inputs)) if self.keys else tuple(inputs)

@@ -1,0 +1,54 @@
+"""Splitting a container value into its parts, by key path."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rlworkbench.components.registry import register
+from rlworkbench.core.component import Component
+from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.errors import ConfigError, SpaceError
+from rlworkbench.spaces import ContainerSpace, Space
+
+
+@register("container_splitter")
+class ContainerSplitter(Component):
+    """``ContainerSplitter("obs/image", "mask").split(inputs) -> (image, mask)``.
+
+    Keys are key paths into Dict/Tuple inputs (tuple items by index); a key may name a whole sub-container.
+    """
+
+    def __init__(self, *keys: str, **kwargs: Any):
+        super().__init__(**kwargs)
+        if not keys:
+            raise ConfigError("a splitter needs at least one key", component=self.name, expected="key paths", got=())
+        self.keys = [str(k) for k in keys]
+
+    def create_variables(self, input_spaces: dict[str, Space]) -> None:
+        self.lookups: list[list[str | int]] = []  # raw keys per level: str for Dict, int for Tuple
+        for key in self.keys:
+            node, lookup = input_spaces["inputs"], []
+            for depth, part in enumerate(key.split("/")):
+                children = {str(k): (k, s) for k, s in node.children()} if isinstance(node, ContainerSpace) else {}
+                if part not in children:
+                    where = "/".join(key.split("/")[:depth]) or "the top level"
+                    raise SpaceError("split key not in the input space", argument="inputs", key_path=key,
+                                     expected=f"one of {sorted(children)} at {where}", got=part)
+                raw_key, node = children[part]
+                lookup.append(raw_key)
+            self.lookups.append(lookup)
+
+    @api
+    def split(self, inputs: Any) -> Any:
+        return self._split(inputs)
+
+    @graph_fn(returns=lambda self: len(self.keys))
+    def _split(self, inputs: Any) -> Any:
+        parts = []
+        for lookup in self.lookups:
+            value = inputs
+            for part in lookup:
+                value = value[part]
+            parts.append(value)
+        return parts[0] if len(parts) == 1 else tuple(parts)
+

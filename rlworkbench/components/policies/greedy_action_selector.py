@@ -1,0 +1,27 @@
+"""Greedy action selection: the index of the largest value (e.g. Q-value) per row."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rlworkbench.components.registry import register
+from rlworkbench.core.component import Component
+from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.spaces import IntBox, Space
+
+
+def _action_space(component: GreedyActionSelector, values: Space) -> Space:
+    return IntBox(values.shape[-1], shape=values.shape[:-1])._with_ranks(*values._rank_key())
+
+
+@register("greedy_action_selector")
+class GreedyActionSelector(Component):
+    """``select(values) -> argmax over the last axis``, typed as ``IntBox(n)`` with the input's ranks."""
+
+    @api
+    def select(self, values: Any) -> Any:
+        return self._argmax(values)
+
+    @graph_fn(output_spaces=_action_space)
+    def _argmax(self, values: Any) -> Any:
+        return self.ops.argmax(values, -1)
