@@ -121,8 +121,8 @@ class ComponentGraph:
     def summary(self) -> str:
         """A readable tree: components with class, device and variables; API methods with their spaces."""
         lines = [f"Component graph of '{self.root.path}'" + (f" [{self.backend_name}]" if self.backend_name else "")]
-        for component in self.root.walk():
-            depth = component.path.count("/")
+        for component in _depth_first(self.root):
+            depth = component.path.count("/") - self.root.path.count("/")
             indent = "  " * depth
             params = sum(math.prod(tuple(v.shape)) for v in component._variables.values())
             device = component.resolved_device or component.device or "-"
@@ -144,3 +144,10 @@ class ComponentGraph:
     def __repr__(self) -> str:
         return (f"ComponentGraph(root='{self.root.path}', components={len(self.components)}, "
                 f"api_calls={len(self.api_calls)}, graph_fn_calls={len(self.graph_fn_calls)})")
+
+
+def _depth_first(component: Component) -> list[Component]:
+    found = [component]
+    for child in component.sub_components.values():
+        found.extend(_depth_first(child))
+    return found

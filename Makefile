@@ -1,0 +1,23 @@
+# The two commands: `make demo` runs the main job, `make test` the test suite. Both bootstrap .venv first.
+VENV_PY := .venv/bin/python
+export RAY_AUTH_MODE ?= disabled
+export RAY_USAGE_STATS_ENABLED ?= 0
+export SDL_AUDIODRIVER ?= dummy
+
+.PHONY: demo test bootstrap bench lint
+
+bootstrap:
+	@bash scripts/bootstrap.sh
+
+demo: bootstrap
+	$(VENV_PY) -m rlworkbench.demo
+
+test: bootstrap
+	$(VENV_PY) -m pytest
+
+bench: bootstrap
+	$(VENV_PY) -m bench.build_overhead
+	$(VENV_PY) -m bench.act_overhead
+
+lint: bootstrap
+	$(VENV_PY) -m ruff check rlworkbench tests bench

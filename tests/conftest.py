@@ -1,0 +1,20 @@
+"""Suite-wide settings: quiet third-party noise, and the `slow` marker's opt-in."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if os.environ.get("RLWORKBENCH_SLOW") == "1":
+        return
+    skip = pytest.mark.skip(reason="slow learning run: set RLWORKBENCH_SLOW=1 to run it")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
