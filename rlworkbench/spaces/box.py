@@ -135,13 +135,17 @@ class NumericBox(BoxSpace):
     def _check_bounds(self, array: np.ndarray, key_path: str) -> None:
         if array.size == 0:
             return
+        low, high = self._checked_bounds()
         # written as "not inside" so that NaN is out of bounds, as in Gymnasium
-        inside_high = array <= self.high if self.high_inclusive else array < self.high
-        if not (np.all(array >= self.low) and np.all(inside_high)):
+        inside_high = array <= high if self.high_inclusive else array < high
+        if not (np.all(array >= low) and np.all(inside_high)):
             closing = "]" if self.high_inclusive else ")"
             raise SpaceError(f"{type(self).__name__} value is out of bounds", key_path=key_path or None,
                              expected=f"values in [{_bound_text(self.low)}, {_bound_text(self.high)}{closing}",
                              got=f"min {array.min()}, max {array.max()}")
+
+    def _checked_bounds(self) -> tuple[Any, Any]:
+        return self.low, self.high
 
     def _key(self) -> tuple:
         return super()._key() + (self.low.tobytes(), self.low.shape, self.high.tobytes(), self.high.shape)
@@ -156,7 +160,8 @@ class NumericBox(BoxSpace):
 def _bound_text(bound: np.ndarray) -> str:
     if bound.ndim == 0:
         value = bound.item()
-        return str(int(value)) if float(value).is_integer() else f"{value:g}"
+        # whole numbers in full (IntBox bounds), but huge ones (float32's max) short
+        return str(int(value)) if float(value).is_integer() and abs(value) < 1e16 else f"{value:g}"
     return "array"
 
 
@@ -214,6 +219,11 @@ class IntBox(NumericBox):
             raise SpaceError("one-hot needs an IntBox with scalar, finite bounds", expected="IntBox(n)", got=self)
         return FloatBox(0.0, 1.0, shape=self._shape + (self.num_categories,), add_batch_rank=self.has_batch_rank,
                         add_time_rank=self.has_time_rank, time_major=self.time_major)
+
+    def _checked_bounds(self) -> tuple[Any, Any]:
+        # float64 bounds cannot tell 2**63 - 1 from 2**63: bounds at or past the int64 range are the dtype's own
+        return (np.where(self.low <= -(2.0**63), -np.inf, self.low),
+                np.where(self.high >= 2.0**63, np.inf, self.high))
 
     def sample(self, size: Size = None, seed: Any = None) -> np.ndarray:
         rng = as_generator(seed)

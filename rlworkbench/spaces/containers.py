@@ -98,6 +98,8 @@ class ContainerSpace(Space):
         raise NotImplementedError
 
     def map(self, fn: Callable[[Space], Space]) -> Space:
+        if not self.children():  # no leaves to take ranks from: keep the container's own
+            return self._with_ranks(*self._rank_key())
         return self._rebuild([(k, s.map(fn)) for k, s in self.children()])
 
     def check(self, value: Any, key_path: str = "") -> None:

@@ -8,7 +8,6 @@
 | ``Discrete(n, start)`` | scalar ``IntBox(start, start + n)`` |
 | ``MultiDiscrete(nvec, start)`` | shaped ``IntBox(start, start + nvec)`` |
 | ``MultiBinary(n)`` | ``IntBox(0, 2, shape, dtype=int8)`` |
-
 | ``Text`` | ``TextBox`` (shape ``()``) |
 | ``Dict`` / ``Tuple`` | ``Dict`` / ``Tuple`` |
 
@@ -55,7 +54,8 @@ def _from_gymnasium(space: gymnasium.Space, key_path: str = "") -> Space:
         start = int(space.start)
         return IntBox(start, start + int(space.n), dtype=space.dtype)
     elif isinstance(space, gym_spaces.MultiDiscrete):
-        return IntBox(space.start, space.start + space.nvec, shape=space.shape, dtype=space.dtype)
+        # start + nvec in float64: in the space's own dtype it may overflow (uint8: 1 + 255)
+        return IntBox(space.start, space.start.astype(np.float64) + space.nvec, shape=space.shape, dtype=space.dtype)
     elif isinstance(space, gym_spaces.MultiBinary):
         return IntBox(0, 2, shape=space.shape, dtype=np.int8)
     elif isinstance(space, gym_spaces.Text):

@@ -41,6 +41,10 @@ class Space(abc.ABC):
         major = self.time_major if time_major is None else time_major
         return self._with_ranks(self.has_batch_rank, add_time_rank, major)
 
+    def with_ranks_of(self, other: Space) -> Space:
+        """A copy with ``other``'s batch/time ranks and time-majorness."""
+        return self._with_ranks(other.has_batch_rank, other.has_time_rank, other.time_major)
+
     def strip_ranks(self) -> Space:
         """A copy with neither batch nor time rank."""
         return self._with_ranks(False, False, False)

@@ -322,3 +322,7 @@ def test_repr_is_compact():
     assert repr(BoolBox((2,), add_batch_rank=True, add_time_rank=True, time_major=True)) == "BoolBox((2,), bool)+T+B"
     assert repr(TextBox(max_length=5)) == "TextBox((), len 0..5)"
     assert repr(FloatBox(0.5, 2.5)) == "FloatBox((), float32, [0.5, 2.5])"
+    big = float(np.finfo(np.float32).max)
+    assert repr(FloatBox(-big, big)) == "FloatBox((), float32, [-3.40282e+38, 3.40282e+38])"
+    assert repr(IntBox(0, 2**40)) == f"IntBox((), int64, [0, {2**40}))"
+    assert repr(FloatBox(low=0.0)) == "FloatBox((), float32, [0, inf])"
