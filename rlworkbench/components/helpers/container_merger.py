@@ -8,14 +8,23 @@ from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
 from rlworkbench.errors import SpaceError
-from rlworkbench.spaces import Space
+from rlworkbench.spaces import Dict, Space, Tuple
+
+
+def _merged_space(merger: ContainerMerger, *inputs: Space) -> Space:
+    return Dict(dict(zip(merger.keys, inputs))) if merger.keys else Tuple(*inputs)
 
 
 @register("container_merger")
 class ContainerMerger(Component):
-    """``ContainerMerger("image", "mask").merge(a, b) -> {"image": a, "mask": b}``; without keys a tuple."""
+    """``ContainerMerger("image", "mask").merge(a, b) -> {"image": a, "mask": b}``; without keys a tuple.
+
+    The output space is built from the input spaces as they are (ranks and bounds kept per item).
+    From a spec the keys come as a list: ``{"type": "container_merger", "keys": ["image", "mask"]}``.
+    """
 
     def __init__(self, *keys: str, **kwargs: Any):
+        keys = keys or tuple(kwargs.pop("keys", ()))
         super().__init__(**kwargs)
         self.keys = [str(k) for k in keys]
 
@@ -29,6 +38,6 @@ class ContainerMerger(Component):
     def merge(self, *inputs: Any) -> Any:
         return self._merge(*inputs)
 
-    @graph_fn
+    @graph_fn(output_spaces=_merged_space)
     def _merge(self, *inputs: Any) -> Any:
         return dict(zip(self.keys, inputs)) if self.keys else tuple(inputs)

@@ -11,14 +11,22 @@ from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.spaces import ContainerSpace, Space
 
 
+def _part_spaces(splitter: ContainerSplitter, inputs: Space) -> Space | tuple[Space, ...]:
+    parts = tuple(splitter.part_spaces)
+    return parts[0] if len(parts) == 1 else parts
+
+
 @register("container_splitter")
 class ContainerSplitter(Component):
     """``ContainerSplitter("obs/image", "mask").split(inputs) -> (image, mask)``.
 
     Keys are key paths into Dict/Tuple inputs (tuple items by index); a key may name a whole sub-container.
+    The outputs' spaces are the sub-spaces themselves (bounds included, so e.g. a ``OneHot`` can follow).
+    From a spec the keys come as a list: ``{"type": "container_splitter", "keys": ["obs/image", "mask"]}``.
     """
 
     def __init__(self, *keys: str, **kwargs: Any):
+        keys = keys or tuple(kwargs.pop("keys", ()))
         super().__init__(**kwargs)
         if not keys:
             raise ConfigError("a splitter needs at least one key", component=self.name, expected="key paths", got=())
@@ -26,6 +34,7 @@ class ContainerSplitter(Component):
 
     def create_variables(self, input_spaces: dict[str, Space]) -> None:
         self.lookups: list[list[str | int]] = []  # raw keys per level: str for Dict, int for Tuple
+        self.part_spaces: list[Space] = []
         for key in self.keys:
             node, lookup = input_spaces["inputs"], []
             for depth, part in enumerate(key.split("/")):
@@ -37,12 +46,13 @@ class ContainerSplitter(Component):
                 raw_key, node = children[part]
                 lookup.append(raw_key)
             self.lookups.append(lookup)
+            self.part_spaces.append(node)
 
     @api
     def split(self, inputs: Any) -> Any:
         return self._split(inputs)
 
-    @graph_fn(returns=lambda self: len(self.keys))
+    @graph_fn(returns=lambda self: len(self.keys), output_spaces=_part_spaces)
     def _split(self, inputs: Any) -> Any:
         parts = []
         for lookup in self.lookups:

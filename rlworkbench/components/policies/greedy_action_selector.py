@@ -11,7 +11,7 @@ from rlworkbench.spaces import IntBox, Space
 
 
 def _action_space(component: GreedyActionSelector, values: Space) -> Space:
-    return IntBox(values.shape[-1], shape=values.shape[:-1])._with_ranks(*values._rank_key())
+    return IntBox(values.shape[-1], shape=values.shape[:-1]).with_ranks_of(values)
 
 
 @register("greedy_action_selector")

@@ -6,14 +6,22 @@ from typing import Any
 
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.probing import structure_to_space
 from rlworkbench.spaces import Space
 
 
-class Preprocessor(Component):
-    """Subclasses write ``_preprocess_leaf(key, x)``; ``key`` is the leaf's key path (``""`` for a box).
+def _leafwise_output_spaces(preprocessor: Preprocessor, inputs: Space) -> Space:
+    flat = {key: preprocessor.output_leaf_space(key, leaf) for key, leaf in inputs.flatten().items()}
+    return structure_to_space(inputs.unflatten(flat), lambda leaf: leaf)
 
-    ``create_variables`` records each leaf's input space in ``self.leaf_spaces`` (by key path), which most
-    preprocessors need (ranks, categories).
+
+class Preprocessor(Component):
+    """Subclasses write ``_preprocess_leaf(key, x)`` and ``output_leaf_space(key, leaf_space)``; ``key`` is the
+    leaf's key path (``""`` for a box).
+
+    Output spaces are declared, not read off a probe, so bounds and categories survive (an int leaf reshaped is
+    still ``IntBox(n)``, ready for a one-hot). ``create_variables`` records each leaf's input space in
+    ``self.leaf_spaces`` (by key path), which most preprocessors need (ranks, categories).
     """
 
     @api
@@ -23,9 +31,13 @@ class Preprocessor(Component):
     def create_variables(self, input_spaces: dict[str, Space]) -> None:
         self.leaf_spaces = input_spaces["inputs"].flatten()
 
-    @graph_fn(pass_key=True)
+    @graph_fn(pass_key=True, output_spaces=_leafwise_output_spaces)
     def _preprocess(self, key: str, inputs: Any) -> Any:
         return self._preprocess_leaf(key, inputs)
 
     def _preprocess_leaf(self, key: str, x: Any) -> Any:
+        raise NotImplementedError
+
+    def output_leaf_space(self, key: str, leaf: Space) -> Space:
+        """The space of one preprocessed leaf, given its input space."""
         raise NotImplementedError

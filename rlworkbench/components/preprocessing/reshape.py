@@ -10,7 +10,7 @@ import numpy as np
 from rlworkbench.components.preprocessing.preprocessor import Preprocessor
 from rlworkbench.components.registry import register
 from rlworkbench.errors import SpaceError
-from rlworkbench.spaces import IntBox, Space
+from rlworkbench.spaces import FloatBox, IntBox, NumericBox, Space, TextBox
 
 
 @register("reshape")
@@ -32,6 +32,9 @@ class Reshape(Preprocessor):
         extra = self.leaf_spaces[key].num_extra_ranks
         return self.ops.reshape(x, self.ops.leading_dims(x, extra) + self.shape)
 
+    def output_leaf_space(self, key: str, leaf: Space) -> Space:
+        return reshaped(leaf, self.shape)
+
 
 @register("one_hot")
 class OneHot(Preprocessor):
@@ -43,6 +46,10 @@ class OneHot(Preprocessor):
 
     def _preprocess_leaf(self, key: str, x: Any) -> Any:
         return self.ops.one_hot(x - int(self.leaf_spaces[key].low), self.depth[key])
+
+    def output_leaf_space(self, key: str, leaf: Space) -> Space:
+        _categories(key, leaf)
+        return leaf.as_one_hot_float_space()  # type: ignore[union-attr]
 
 
 @register("flatten")
@@ -64,6 +71,24 @@ class Flatten(Preprocessor):
             x = self.ops.one_hot(x - int(leaf.low), depth)
         size = leaf.flat_dim * (depth or 1)
         return self.ops.reshape(x, self.ops.leading_dims(x, leaf.num_extra_ranks) + (size,))
+
+    def output_leaf_space(self, key: str, leaf: Space) -> Space:
+        if self.flatten_categories and isinstance(leaf, IntBox):
+            depth = _categories(key, leaf)
+            return FloatBox(0.0, 1.0, shape=(leaf.flat_dim * depth,)).with_ranks_of(leaf)
+        return reshaped(leaf, (leaf.flat_dim,))
+
+
+def reshaped(leaf: Space, shape: tuple[int, ...]) -> Space:
+    """``leaf`` with a new core shape (same kind, dtype, bounds and ranks)."""
+    if isinstance(leaf, NumericBox):
+        def bound(b: np.ndarray) -> np.ndarray:
+            return b if b.ndim == 0 else np.reshape(b, shape)
+
+        return type(leaf)(bound(leaf.low), bound(leaf.high), shape=shape, dtype=leaf.dtype).with_ranks_of(leaf)
+    if isinstance(leaf, TextBox):
+        return TextBox(shape, leaf.min_length, leaf.max_length, leaf.charset).with_ranks_of(leaf)
+    return type(leaf)(shape).with_ranks_of(leaf)
 
 
 def _categories(key: str, leaf: Space) -> int:
