@@ -45,6 +45,9 @@ def assemble(root: Component, api_methods: Iterable[str] | None = None,
 
     if _active() is not None:
         raise BuildError("an assembly is already running in this thread", component=root.path)
+    if root.parent is not None:
+        raise BuildError("only a root component can be built: build the whole composition (and run this one "
+                         "with executor.call(...)), or build a copy() of it", component=root.path)
     names = list(api_methods) if api_methods is not None else list(root.api_methods)
     unknown = [n for n in names if n not in root.api_methods]
     if unknown:

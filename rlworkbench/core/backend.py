@@ -9,6 +9,7 @@ from __future__ import annotations
 import abc
 import contextlib
 import importlib
+import importlib.util
 import os
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -89,13 +90,19 @@ def get_backend(backend: str | Backend | None = None) -> Backend:
         raise ConfigError(f"unknown backend '{name}'", expected=sorted(_REGISTRY), got=name)
     if name not in _INSTANCES:
         module_name, class_name = _REGISTRY[name].split(":")
-        _INSTANCES[name] = getattr(importlib.import_module(module_name), class_name)()
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as error:
+            raise ConfigError(f"backend '{name}' cannot be imported here: {error}",
+                              expected=list(available_backends()), got=name) from error
+        _INSTANCES[name] = getattr(module, class_name)()
     return _INSTANCES[name]
 
 
 def available_backends() -> Iterator[str]:
-    """Names of registered backends whose framework imports here."""
+    """Names of registered backends whose framework and backend module are installed (nothing imported)."""
     for name, target in _REGISTRY.items():
-        framework = {"torch": "torch", "tf": "tensorflow"}.get(name, target.split(":")[0])
-        if importlib.util.find_spec(framework) is not None:
+        module_name = target.split(":")[0]
+        framework = {"torch": "torch", "tf": "tensorflow"}.get(name, module_name)
+        if importlib.util.find_spec(framework) is not None and importlib.util.find_spec(module_name) is not None:
             yield name

@@ -171,7 +171,7 @@ class _Build:
             with self.backend.device_scope(component.resolved_device):
                 component.create_variables(self._known_inputs(component))
         except RLWorkbenchError as error:
-            raise error.add_context(component=component.path)
+            raise self._located(error, component=component.path)
         except Exception as error:
             raise BuildError(f"create_variables failed: {type(error).__name__}: {error}", component=component.path,
                              graph=self.graph) from error
@@ -191,7 +191,8 @@ class _Build:
                 with self.backend.device_scope(component.resolved_device):
                     spaces = self.backend.infer_output_spaces(component, call, fn, self.probe_values)
         except RLWorkbenchError as error:
-            raise error.add_context(component=component.path, api_method=call.api_call.name, graph_fn=spec.name)
+            raise self._located(error, component=component.path, api_method=call.api_call.name,
+                                graph_fn=spec.name)
         except Exception as error:
             inputs = ", ".join(repr(a.space) if isinstance(a, Record) else repr(a) for a in call.args)
             raise BuildError(f"graph function failed on inputs ({inputs}): {type(error).__name__}: {error}",
@@ -204,21 +205,41 @@ class _Build:
         for record, space in zip(call.outputs, spaces):
             record.space = space
 
+    def _located(self, error: RLWorkbenchError, **context: str) -> RLWorkbenchError:
+        """``error`` with where it happened added and, for a BuildError, the partial graph."""
+        if isinstance(error, BuildError) and error.graph is None:
+            error.graph = self.graph
+        return error.add_context(**context)
+
     def _raise_stuck(self, waiting: list[Component], pending: list[GraphFnCall]) -> None:
-        for component in waiting:
-            missing = self._missing_inputs(component)
-            if missing:
-                api_name, param = missing[0]
-                self.graph.stuck = Stuck(component.path, api_name, param)
-                source = self._source_of(component, api_name, param)
-                raise BuildError(f"the input space of this argument never arrived{source}; the component cannot "
-                                 "create its variables (if the value depends on this component's own outputs, "
-                                 "declare the API method with @api(must_be_complete=False))",
-                                 component=component.path, api_method=api_name, argument=param, graph=self.graph)
+        missing = [(c, api_name, param) for c in waiting for api_name, param in self._missing_inputs(c)]
+        if missing:
+            # name the cause of a cycle (an input made from the component's own outputs), not a bystander in it
+            component, api_name, param = min(missing, key=lambda m: not self._depends_on_itself(*m))
+            self.graph.stuck = Stuck(component.path, api_name, param)
+            source = self._source_of(component, api_name, param)
+            raise BuildError(f"the input space of this argument never arrived{source}; the component cannot "
+                             "create its variables (if the value depends on this component's own outputs, "
+                             "declare the API method with @api(must_be_complete=False))",
+                             component=component.path, api_method=api_name, argument=param, graph=self.graph)
         call = pending[0]
         self.graph.stuck = Stuck(call.component.path, call.api_call.name, call.name)
         raise BuildError("graph function inputs never got spaces", component=call.component.path,
                          api_method=call.api_call.name, graph_fn=call.name, graph=self.graph)
+
+    def _depends_on_itself(self, component: Component, api_name: str, param: str) -> bool:
+        """Whether an argument's value is made (through any graph functions) from ``component``'s outputs."""
+        records = [call.inputs[param] for call in self.graph.calls_of(component, api_name)]
+        seen: set[int] = set()
+        while records:
+            producer = records.pop().producer
+            if not isinstance(producer, GraphFnCall) or id(producer) in seen:
+                continue
+            if producer.component is component:
+                return True
+            seen.add(id(producer))
+            records.extend(producer.input_records())
+        return False
 
     def _source_of(self, component: Component, api_name: str, param: str) -> str:
         for call in self.graph.calls_of(component, api_name):

@@ -133,7 +133,7 @@ class Component:
                              expected=tuple(shape), got=value.shape)
         variable = self.backend.create_variable(self, name, value, trainable)
         self._variables[name] = variable
-        self._trainable[name] = trainable
+        self._trainable[name] = trainable and value.dtype.kind == "f"  # only floats take gradients
         return variable
 
     def variables(self, trainable_only: bool = False) -> dict[str, Any]:

@@ -47,7 +47,9 @@ class Executor(abc.ABC):
     # ----- running ----------------------------------------------------------------------------------------------
     def execute(self, *calls: Any, as_numpy: bool = True) -> Any:
         """``execute("api", *args)`` runs one root API method; ``execute(("a", args), ("b", args))`` runs
-        several and returns their outputs as a list. ``as_numpy=False`` returns backend tensors."""
+        several and returns their outputs as a list (``args``: a list for several parameters, else the one
+        value, which may be a tuple for a Tuple space — as in ``ComponentTest.test``). ``as_numpy=False``
+        returns backend tensors."""
         if calls and isinstance(calls[0], str):
             entry = self._entries.get((self.root.path, calls[0], as_numpy))
             if entry is None:
@@ -58,7 +60,7 @@ class Executor(abc.ABC):
 
     def call(self, component: Component | str, api_name: str, *args: Any, as_numpy: bool = True) -> Any:
         """Runs an API method of any built sub-component (a sub-graph), with the spaces it was built with."""
-        target = component if not isinstance(component, str) else self.graph.component(component)
+        target = component if not isinstance(component, str) else self._component(component)
         key = (target.path, api_name, as_numpy)
         if key not in self._entries:
             if not target.built or not self.graph.calls_of(target, api_name):
@@ -66,6 +68,13 @@ class Executor(abc.ABC):
                                  api_method=api_name)
             self._entries[key] = self._make_entry(target, api_name, as_numpy)
         return self._entries[key](*args)
+
+    def _component(self, path: str) -> Component:
+        try:
+            return self.graph.component(path)
+        except KeyError:
+            paths = [c.relative_path(self.root) for c in self.graph.components if c is not self.root]
+            raise BuildError("no such component in this graph", component=path, expected=paths) from None
 
     def get_weights(self, trainable_only: bool = False) -> dict[str, np.ndarray]:
         return self.root.get_weights(trainable_only)
@@ -107,7 +116,7 @@ def _identity(value: Any) -> Any:
 
 
 def _as_args(args: Any) -> tuple:
-    return tuple(args) if isinstance(args, (list, tuple)) else (args,)
+    return tuple(args) if isinstance(args, list) else (args,)
 
 
 def input_converter(space: Space, to_backend: Callable[[np.ndarray, Space], Any], tensor_type: Any,

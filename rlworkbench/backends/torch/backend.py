@@ -75,7 +75,7 @@ class TorchBackend(Backend):
         args = [value_of(a) for a in call.args]
         kwargs = {k: value_of(v) for k, v in call.kwargs.items()}
         result = fn(component, *args, **kwargs)
-        results = [result] if len(call.outputs) == 1 else list(result or ())
+        results = [result] if len(call.outputs) == 1 else _as_results(result)
         ranks = probing.reference_ranks([r.space for r in call.input_records()])
         for record, value in zip(call.outputs, results):
             probe_values[record.id] = value
@@ -87,6 +87,13 @@ class TorchBackend(Backend):
         for component in graph.called_components:
             _install_fast_path(component)
         return TorchExecutor(graph, self)
+
+
+def _as_results(result: Any) -> list[Any]:
+    """The values a graph function declared to return several (or no) values gave back, as a list."""
+    if isinstance(result, (tuple, list)):
+        return list(result)
+    return [] if result is None else [result]
 
 
 def _leaf_to_tensor(leaf: Any, device: str) -> Any:
@@ -108,16 +115,21 @@ def _install_fast_path(component: Component) -> None:
     parent_device = component.parent.resolved_device if component.parent is not None else component.resolved_device
     crosses_devices = component.resolved_device != parent_device
     for name, spec in component.api_methods.items():
-        function = spec.fn if not crosses_devices else _moving_to(component.resolved_device, spec.fn)
+        function = spec.fn if not crosses_devices else _across_devices(spec.fn, component.resolved_device,
+                                                                        parent_device)
         setattr(component, name, types.MethodType(function, component))
     for name, spec in component.graph_fns.items():
         setattr(component, name, types.MethodType(with_container_options(spec, spec.implementation("torch")),
                                                   component))
 
 
-def _moving_to(device: str, function: Callable[..., Any]) -> Callable[..., Any]:
+def _across_devices(function: Callable[..., Any], device: str, caller_device: str) -> Callable[..., Any]:
+    """An API method of a component on another device than its parent: inputs move in, outputs move back."""
+
+    def move(value: Any, target: str) -> Any:
+        return nest.map_structure(lambda a: a.to(target) if isinstance(a, torch.Tensor) else a, value)
+
     def moved(self: Any, *args: Any) -> Any:
-        return function(self, *nest.map_structure(
-            lambda a: a.to(device, non_blocking=True) if isinstance(a, torch.Tensor) else a, args))
+        return move(function(self, *move(args, device)), caller_device)
 
     return moved
