@@ -47,8 +47,14 @@ class Backend(abc.ABC):
         """Context in which variables and ops land on ``device``."""
         return contextlib.nullcontext()
 
+    def build_scope(self) -> contextlib.AbstractContextManager:
+        """Context around a whole build (e.g. the graph a static backend traces into)."""
+        return contextlib.nullcontext()
+
     @abc.abstractmethod
-    def create_variable(self, component: Component, name: str, value: np.ndarray, trainable: bool) -> Any: ...
+    def create_variable(self, component: Component, name: str, value: np.ndarray, trainable: bool,
+                        layout: str = "row_major") -> Any:
+        """A variable holding ``value``; ``layout`` is a storage hint (see ``Component.create_variable``)."""
 
     @abc.abstractmethod
     def read(self, variable: Any) -> np.ndarray:

@@ -43,7 +43,8 @@ def build(root: Component, input_spaces: Mapping[str, Any], backend: str | Backe
     graph.backend_name = backend.name
     _check_input_keys(graph, spaces)
     devices = resolve_devices(root, device_map, backend)
-    _Build(graph, backend, devices, np.random.SeedSequence(seed).entropy if seed is None else seed).run(spaces)
+    with backend.build_scope():
+        _Build(graph, backend, devices, np.random.SeedSequence(seed).entropy if seed is None else seed).run(spaces)
     return backend.make_executor(graph)
 
 

@@ -120,8 +120,16 @@ class Component:
         """Creates this component's variables; ``input_spaces`` maps API parameter names to spaces."""
 
     def create_variable(self, name: str, shape: tuple[int, ...] = (), dtype: str = "float32",
-                        initializer: Any = "zeros", trainable: bool = True) -> Any:
-        """A backend variable on this component's device, initialised reproducibly from the build seed."""
+                        initializer: Any = "zeros", trainable: bool = True, layout: str = "row_major") -> Any:
+        """A backend variable on this component's device, initialised reproducibly from the build seed.
+
+        ``layout="column_major"`` is a storage hint for matrices used as the right operand of a matmul (a
+        dense kernel): backends whose matmul is faster that way honour it. Values, shape and weights are the
+        same either way.
+        """
+        if layout not in ("row_major", "column_major"):
+            raise ConfigError("unknown variable layout", component=self.path, key_path=name,
+                              expected="'row_major' or 'column_major'", got=layout)
         if self.backend is None:
             raise BuildError("variables can only be created during the build", component=self.path)
         if name in self._variables:
@@ -131,7 +139,7 @@ class Component:
         if value.shape != tuple(shape):
             raise BuildError(f"initializer of '{name}' gave the wrong shape", component=self.path,
                              expected=tuple(shape), got=value.shape)
-        variable = self.backend.create_variable(self, name, value, trainable)
+        variable = self.backend.create_variable(self, name, value, trainable, layout)
         self._variables[name] = variable
         self._trainable[name] = trainable and value.dtype.kind == "f"  # only floats take gradients
         return variable

@@ -34,9 +34,11 @@ class Executor(abc.ABC):
         self.root = graph.root
         self.backend = backend
         self._entries: dict[tuple[str, str, bool], Callable[..., Any]] = {}
+        self._root_entries: dict[bool, dict[str, Callable[..., Any]]] = {True: {}, False: {}}
         for name in graph.root_inputs:
             for as_numpy in (True, False):
-                self._entries[(self.root.path, name, as_numpy)] = self._make_entry(self.root, name, as_numpy)
+                entry = self._make_entry(self.root, name, as_numpy)
+                self._entries[(self.root.path, name, as_numpy)] = self._root_entries[as_numpy][name] = entry
         self.api = ApiNamespace(self)
 
     # ----- backend hooks ----------------------------------------------------------------------------------------
@@ -51,7 +53,7 @@ class Executor(abc.ABC):
         value, which may be a tuple for a Tuple space — as in ``ComponentTest.test``). ``as_numpy=False``
         returns backend tensors."""
         if calls and isinstance(calls[0], str):
-            entry = self._entries.get((self.root.path, calls[0], as_numpy))
+            entry = self._root_entries[as_numpy].get(calls[0])
             if entry is None:
                 raise BuildError("no such built API method", component=self.root.path, api_method=calls[0],
                                  expected=sorted(self.graph.root_inputs))

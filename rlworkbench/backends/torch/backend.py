@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -42,8 +43,22 @@ class TorchBackend(Backend):
     def device_scope(self, device: str | None) -> torch.device:
         return torch.device(device or "cpu")
 
-    def create_variable(self, component: Component, name: str, value: np.ndarray, trainable: bool) -> torch.Tensor:
-        tensor = torch.as_tensor(value, device=component.resolved_device)
+    @contextlib.contextmanager
+    def build_scope(self) -> Iterator[None]:
+        """Probe runs use tiny batches: one intra-op thread avoids waiting on descheduled OpenMP workers."""
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            yield
+        finally:
+            torch.set_num_threads(threads)
+
+    def create_variable(self, component: Component, name: str, value: np.ndarray, trainable: bool,
+                        layout: str = "row_major") -> torch.Tensor:
+        if layout == "column_major" and value.ndim == 2:  # (in, out) stored like nn.Linear's weight
+            tensor = torch.as_tensor(np.ascontiguousarray(value.T), device=component.resolved_device).t()
+        else:
+            tensor = torch.as_tensor(value, device=component.resolved_device)
         if tensor.is_floating_point():
             return torch.nn.Parameter(tensor, requires_grad=trainable)
         return tensor

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 
 def to_numpy(value: Any) -> Any:
+    """A tensor as NumPy (detached, on the CPU); anything else as it is."""
     if isinstance(value, torch.Tensor):
         if value.requires_grad:
             value = value.detach()
@@ -26,33 +27,71 @@ def to_numpy(value: Any) -> Any:
     return value
 
 
+def cpu_to_numpy(value: Any) -> Any:
+    """:func:`to_numpy` for outputs of a component known to live on the CPU (skips the device check)."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().numpy() if value.requires_grad else value.numpy()
+    return value
+
+
 class TorchExecutor(Executor):
+    """Entries call the user's API method directly. Grad mode is switched with the same primitive that
+    ``torch.no_grad`` uses inside, without creating a context object per call."""
+
     backend_tensor_type = torch.Tensor
 
     def _make_entry(self, component: Component, api_name: str, as_numpy: bool) -> Callable[..., Any]:
         function = getattr(component, api_name)  # the plain bound function the fast path installed
         device = torch.device(component.resolved_device or "cpu")
         converters = self.input_converters(component, api_name, _tensor_maker(device))
-        convert_out = self.output_converter(component, api_name, to_numpy) if as_numpy else None
-        grad_mode = torch.enable_grad if self.graph.requires_grad(api_name, component) else torch.no_grad
+        to_host = cpu_to_numpy if device.type == "cpu" else to_numpy
+        convert_out = self.output_converter(component, api_name, to_host) if as_numpy else _identity
+        grad = self.graph.requires_grad(api_name, component)
         arity = len(converters)
         where = dict(component=component.path, api_method=api_name)
+        is_grad_enabled, set_grad_enabled = torch.is_grad_enabled, torch._C._set_grad_enabled
+
+        if arity == 1:
+            (convert,) = converters
+
+            def entry_one(*args: Any) -> Any:
+                if len(args) != 1:
+                    raise SpaceError("wrong number of arguments", expected=1, got=len(args), **where)
+                tensor = convert(args[0])
+                before = is_grad_enabled()
+                set_grad_enabled(grad)
+                try:
+                    result = function(tensor)
+                finally:
+                    set_grad_enabled(before)
+                return convert_out(result)
+
+            return entry_one
 
         def entry(*args: Any) -> Any:
             if len(args) != arity:
                 raise SpaceError("wrong number of arguments", expected=arity, got=len(args), **where)
             tensors = [convert(value) for convert, value in zip(converters, args)]
-            with grad_mode():
+            before = is_grad_enabled()
+            set_grad_enabled(grad)
+            try:
                 result = function(*tensors)
-            return convert_out(result) if convert_out is not None else result
+            finally:
+                set_grad_enabled(before)
+            return convert_out(result)
 
         return entry
+
+
+def _identity(value: Any) -> Any:
+    return value
 
 
 def _tensor_maker(device: torch.device) -> Callable[[np.ndarray, Space], torch.Tensor]:
     if device.type == "cpu":
         def to_cpu(value: np.ndarray, space: Space) -> torch.Tensor:
-            if value.flags.writeable and value.flags.c_contiguous:
+            flags = value.flags
+            if flags.writeable and flags.c_contiguous:
                 return torch.from_numpy(value)
             return torch.as_tensor(np.ascontiguousarray(value))
 

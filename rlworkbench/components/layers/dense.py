@@ -29,7 +29,8 @@ class Dense(Layer):
         if not isinstance(space, FloatBox) or space.rank < 1:
             raise SpaceError("Dense needs float inputs of rank >= 1", argument="inputs",
                              expected="FloatBox((n,), ...)", got=space)
-        self.kernel = self.create_variable("kernel", (space.shape[-1], self.units), initializer=self.kernel_initializer)
+        self.kernel = self.create_variable("kernel", (space.shape[-1], self.units), initializer=self.kernel_initializer,
+                                           layout="column_major")
         self.bias = self.create_variable("bias", (self.units,), initializer=self.bias_initializer) \
             if self.use_bias else None
         self.activation_fn = self.ops.activation(self.activation)
