@@ -8,5 +8,16 @@ from rlworkbench.core import Component, ComponentGraph, Executor, api, build, gr
 from rlworkbench.errors import BuildError, ConfigError, RLWorkbenchError, SpaceError
 
 __version__ = "0.1.0"
-__all__ = ["Component", "api", "graph_fn", "build", "Executor", "ComponentGraph", "BuildError", "ConfigError",
-           "SpaceError", "RLWorkbenchError", "__version__"]
+__all__ = [
+           "BuildError",
+           "Component",
+           "ComponentGraph",
+           "ConfigError",
+           "Executor",
+           "RLWorkbenchError",
+           "SpaceError",
+           "__version__",
+           "api",
+           "build",
+           "graph_fn",
+]

@@ -1,5 +1,11 @@
 """Backends, one subpackage each (``torch``, ``tf``), reached only through :func:`get_backend`."""
 
-from rlworkbench.core.backend import Backend, available_backends, default_backend_name, get_backend, register_backend
+from rlworkbench.core.backend import (
+    Backend,
+    available_backends,
+    default_backend_name,
+    get_backend,
+    register_backend,
+)
 
-__all__ = ["Backend", "get_backend", "register_backend", "default_backend_name", "available_backends"]
+__all__ = ["Backend", "available_backends", "default_backend_name", "get_backend", "register_backend"]

@@ -4,12 +4,34 @@ from rlworkbench.components.helpers import ContainerMerger, ContainerSplitter
 from rlworkbench.components.layers import Dense, Layer, NeuralNetwork
 from rlworkbench.components.policies import GreedyActionSelector
 from rlworkbench.components.preprocessing import (
-    Clip, Divide, Flatten, Multiply, OneHot, Preprocessor, PreprocessorStack, Reshape,
+    Clip,
+    Divide,
+    Flatten,
+    Multiply,
+    OneHot,
+    Preprocessor,
+    PreprocessorStack,
+    Reshape,
 )
 from rlworkbench.components.registry import from_spec, from_specs, known_types, register
 
 __all__ = [
-    "Layer", "Dense", "NeuralNetwork", "Preprocessor", "Clip", "Multiply", "Divide", "Reshape", "Flatten", "OneHot",
-    "PreprocessorStack", "ContainerSplitter", "ContainerMerger", "GreedyActionSelector", "from_spec", "from_specs",
-    "known_types", "register",
+    "Clip",
+    "ContainerMerger",
+    "ContainerSplitter",
+    "Dense",
+    "Divide",
+    "Flatten",
+    "GreedyActionSelector",
+    "Layer",
+    "Multiply",
+    "NeuralNetwork",
+    "OneHot",
+    "Preprocessor",
+    "PreprocessorStack",
+    "Reshape",
+    "from_spec",
+    "from_specs",
+    "known_types",
+    "register",
 ]

@@ -34,9 +34,9 @@ def from_specs(specs: Sequence[Component | Mapping[str, Any]]) -> list[Component
     """Components from a list of specs; unnamed spec dicts are named ``<type>_<index>`` (stable scopes)."""
     components = []
     for index, spec in enumerate(specs):
-        if isinstance(spec, Mapping) and "name" not in spec:
-            spec = {**spec, "name": f"{spec.get('type', 'component')}_{index}"}
-        components.append(from_spec(spec))
+        named = {**spec, "name": f"{spec.get('type', 'component')}_{index}"} \
+            if isinstance(spec, Mapping) and "name" not in spec else spec
+        components.append(from_spec(named))
     return components
 
 

@@ -8,5 +8,16 @@ from rlworkbench.core.decorators import api, graph_fn
 from rlworkbench.core.executor import Executor
 from rlworkbench.core.graph import CallEdge, ComponentGraph, Stuck
 
-__all__ = ["Component", "api", "graph_fn", "assemble", "build", "Backend", "get_backend", "Executor",
-           "ComponentGraph", "CallEdge", "Stuck"]
+__all__ = [
+           "Backend",
+           "CallEdge",
+           "Component",
+           "ComponentGraph",
+           "Executor",
+           "Stuck",
+           "api",
+           "assemble",
+           "build",
+           "get_backend",
+           "graph_fn",
+]

@@ -172,7 +172,8 @@ class _Build:
             with self.backend.device_scope(component.resolved_device):
                 component.create_variables(self._known_inputs(component))
         except RLWorkbenchError as error:
-            raise self._located(error, component=component.path)
+            self._located(error, component=component.path)
+            raise
         except Exception as error:
             raise BuildError(f"create_variables failed: {type(error).__name__}: {error}", component=component.path,
                              graph=self.graph) from error
@@ -192,8 +193,8 @@ class _Build:
                 with self.backend.device_scope(component.resolved_device):
                     spaces = self.backend.infer_output_spaces(component, call, fn, self.probe_values)
         except RLWorkbenchError as error:
-            raise self._located(error, component=component.path, api_method=call.api_call.name,
-                                graph_fn=spec.name)
+            self._located(error, component=component.path, api_method=call.api_call.name, graph_fn=spec.name)
+            raise
         except Exception as error:
             inputs = ", ".join(repr(a.space) if isinstance(a, Record) else repr(a) for a in call.args)
             raise BuildError(f"graph function failed on inputs ({inputs}): {type(error).__name__}: {error}",

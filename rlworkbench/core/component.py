@@ -6,7 +6,7 @@ import copy as _copy
 import re
 import zlib
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -33,8 +33,8 @@ class Component:
     space. Components talk to each other only through API methods.
     """
 
-    api_methods: dict[str, ApiSpec] = {}
-    graph_fns: dict[str, GraphFnSpec] = {}
+    api_methods: ClassVar[dict[str, ApiSpec]] = {}  # filled per class by __init_subclass__
+    graph_fns: ClassVar[dict[str, GraphFnSpec]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -95,7 +95,7 @@ class Executor(abc.ABC):
         converters = []
         for param, value in call.inputs.items():
             if isinstance(value, Record):
-                context = dict(component=component.path, api_method=api_name, argument=param)
+                context = {"component": component.path, "api_method": api_name, "argument": param}
                 converters.append(input_converter(value.space, to_backend, self.backend_tensor_type, context))
             else:
                 converters.append(_identity)
@@ -155,7 +155,8 @@ def _raise_mismatch(space: BoxSpace, value: np.ndarray, context: dict[str, str],
     try:
         space.check(value, key_path)
     except SpaceError as error:
-        raise error.add_context(**context)
+        error.add_context(**context)
+        raise
     expected = space.get_shape(with_batch_rank=True, with_time_rank=True)
     raise SpaceError("value lacks the batch/time ranks the API method was built with", key_path=key_path or None,
                      expected=f"shape {tuple('?' if d is None else d for d in expected)}",
@@ -181,7 +182,8 @@ def _container_converter(space: ContainerSpace, to_backend: Callable[[np.ndarray
             try:
                 space.check(value, key_path)
             except SpaceError as error:
-                raise error.add_context(**context)
+                error.add_context(**context)
+                raise
             raise
 
     return convert

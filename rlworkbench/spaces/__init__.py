@@ -5,8 +5,18 @@ from rlworkbench.spaces.containers import ContainerSpace, Dict, Tuple
 from rlworkbench.spaces.space import Space
 
 __all__ = [
-    "Space", "BoxSpace", "NumericBox", "FloatBox", "IntBox", "BoolBox", "TextBox", "ContainerSpace", "Dict",
-    "Tuple", "from_gymnasium", "to_gymnasium",
+    "BoolBox",
+    "BoxSpace",
+    "ContainerSpace",
+    "Dict",
+    "FloatBox",
+    "IntBox",
+    "NumericBox",
+    "Space",
+    "TextBox",
+    "Tuple",
+    "from_gymnasium",
+    "to_gymnasium",
 ]
 
 

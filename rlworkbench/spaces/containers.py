@@ -69,7 +69,7 @@ class ContainerSpace(Space):
 
     def flatten(self, value: Any = None) -> dict[str, Any]:
         if value is None:
-            return {path: leaf for path, leaf in self._leaf_items("")}
+            return dict(self._leaf_items(""))
         flat: dict[str, Any] = {}
         for key, child in self.children():
             for path, leaf in child.flatten(self._child_value(value, key, "")).items():

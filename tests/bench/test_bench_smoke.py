@@ -18,7 +18,7 @@ ROOT = str(Path(__file__).resolve().parents[2])
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from bench import act_overhead, build_overhead
+from bench import act_overhead, build_overhead  # noqa: E402 (after the path fix above)
 
 COMMON = {"benchmark", "case", "batch", "ratio", "paired_ratio", "repeats", "target", "meets_target", "python",
           "torch", "numpy", "torch_threads", "machine", "timestamp"}

@@ -54,7 +54,8 @@ def test_split_tuple_by_index(backend):
     test = ComponentTest(ContainerSplitter("1", "0"), input_spaces={"inputs": space}, backend=backend)
     x = space.sample(5, seed=4)
     test.test(("split", x), expected_outputs=(x[1], x[0]))
-    assert test.graph.output_space("split") == (IntBox(4, add_batch_rank=True), FloatBox(shape=(2,), add_batch_rank=True))
+    expected = (IntBox(4, add_batch_rank=True), FloatBox(shape=(2,), add_batch_rank=True))
+    assert test.graph.output_space("split") == expected
 
 
 def test_splitter_from_a_spec_takes_a_list_of_keys(backend):

@@ -48,7 +48,7 @@ class TorchExecutor(Executor):
         convert_out = self.output_converter(component, api_name, to_host) if as_numpy else _identity
         grad = self.graph.requires_grad(api_name, component)
         arity = len(converters)
-        where = dict(component=component.path, api_method=api_name)
+        where = {"component": component.path, "api_method": api_name}
         is_grad_enabled, set_grad_enabled = torch.is_grad_enabled, torch._C._set_grad_enabled
 
         if arity == 1:

@@ -6,4 +6,4 @@ from rlworkbench.components.preprocessing.preprocessor import Preprocessor
 from rlworkbench.components.preprocessing.preprocessor_stack import PreprocessorStack
 from rlworkbench.components.preprocessing.reshape import Flatten, OneHot, Reshape
 
-__all__ = ["Preprocessor", "Clip", "Multiply", "Divide", "Reshape", "Flatten", "OneHot", "PreprocessorStack"]
+__all__ = ["Clip", "Divide", "Flatten", "Multiply", "OneHot", "Preprocessor", "PreprocessorStack", "Reshape"]
