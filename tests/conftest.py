@@ -9,6 +9,7 @@ import pytest
 os.environ.setdefault("RAY_AUTH_MODE", "disabled")
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -47,9 +47,14 @@ class Backend(abc.ABC):
         """Context in which variables and ops land on ``device``."""
         return contextlib.nullcontext()
 
-    def build_scope(self) -> contextlib.AbstractContextManager:
-        """Context around a whole build (e.g. the graph a static backend traces into)."""
-        return contextlib.nullcontext()
+    def run_build(self, graph: ComponentGraph, propagate: Callable[[dict[int, Any]], None]) -> None:
+        """Runs the build's space propagation in whatever context the backend needs.
+
+        ``propagate(probe_values)`` creates variables and runs graph functions; ``probe_values`` maps record ids
+        to values. A define-by-run backend starts it empty (values are sampled as needed); a static-graph backend
+        traces it once inside one graph, with placeholders for the root's inputs.
+        """
+        propagate({})
 
     @abc.abstractmethod
     def create_variable(self, component: Component, name: str, value: np.ndarray, trainable: bool,
@@ -74,7 +79,7 @@ class Backend(abc.ABC):
         """
 
     @abc.abstractmethod
-    def make_executor(self, graph: ComponentGraph) -> Executor:
+    def make_executor(self, graph: ComponentGraph, **options: Any) -> Executor:
         """Installs the fast path on the built components and returns the executor for the root."""
 
 

@@ -28,12 +28,13 @@ from rlworkbench.spaces import Space
 
 def build(root: Component, input_spaces: Mapping[str, Any], backend: str | Backend | None = None,
           device_map: Mapping[str, str] | None = None, seed: int | None = None,
-          api_methods: Iterable[str] | None = None) -> Executor:
+          api_methods: Iterable[str] | None = None, executor_options: Mapping[str, Any] | None = None) -> Executor:
     """Assembles and builds ``root``; returns its executor.
 
     ``input_spaces`` maps the root's API parameter names to spaces (a list of spaces for a ``*args``
     parameter). ``device_map`` maps component paths below the root (glob patterns, e.g. ``"policy/*"``) to
     devices. ``seed`` makes variable initial values reproducible (and equal across backends).
+    ``executor_options`` go to the backend's executor (e.g. ``{"jit_compile": True}`` for XLA on TensorFlow).
     """
     backend = get_backend(backend)
     for component in root.walk():
@@ -43,9 +44,8 @@ def build(root: Component, input_spaces: Mapping[str, Any], backend: str | Backe
     graph.backend_name = backend.name
     _check_input_keys(graph, spaces)
     devices = resolve_devices(root, device_map, backend)
-    with backend.build_scope():
-        _Build(graph, backend, devices, np.random.SeedSequence(seed).entropy if seed is None else seed).run(spaces)
-    return backend.make_executor(graph)
+    _Build(graph, backend, devices, np.random.SeedSequence(seed).entropy if seed is None else seed).run(spaces)
+    return backend.make_executor(graph, **dict(executor_options or {}))
 
 
 def _expand_var_args(root: Component, input_spaces: Mapping[str, Any]) -> tuple[dict[str, Space], dict[str, int]]:
@@ -127,6 +127,16 @@ class _Build:
             component.backend, component.ops = self.backend, self.backend.ops
             component.resolved_device = self.devices[id(component)]
             component._seed = self.seed
+        self.backend.run_build(graph, self._propagate)
+        for component in graph.called_components:
+            component.input_spaces = self._known_inputs(component)
+        for variable, value in self.snapshots:  # undo whatever probe runs did to state (memories, counters)
+            self.backend.assign(variable, value)
+
+    def _propagate(self, probe_values: dict[int, Any]) -> None:
+        """Creates variables and runs graph functions as spaces arrive, breadth first, until done or stuck."""
+        self.probe_values = probe_values
+        graph = self.graph
         waiting = graph.called_components
         pending = list(graph.graph_fn_calls)
         progress = True
@@ -144,11 +154,6 @@ class _Build:
                     progress = True
         if waiting or pending:
             self._raise_stuck(waiting, pending)
-        for component in graph.called_components:
-            component.input_spaces = self._known_inputs(component)
-        self.probe_values.clear()
-        for variable, value in self.snapshots:  # undo whatever probe runs did to state (memories, counters)
-            self.backend.assign(variable, value)
 
     def _missing_inputs(self, component: Component) -> list[tuple[str, str]]:
         needed: dict[tuple[str, str], bool] = {}

@@ -58,7 +58,11 @@ class Executor(abc.ABC):
                 raise BuildError("no such built API method", component=self.root.path, api_method=calls[0],
                                  expected=sorted(self.graph.root_inputs))
             return entry(*calls[1:])
-        return [self.execute(name, *_as_args(args), as_numpy=as_numpy) for name, args in calls]
+        return self._execute_many([(name, _as_args(args)) for name, args in calls], as_numpy)
+
+    def _execute_many(self, calls: list[tuple[str, tuple]], as_numpy: bool) -> list[Any]:
+        """Several root API calls; backends that can fuse them into one graph call override this."""
+        return [self.execute(name, *args, as_numpy=as_numpy) for name, args in calls]
 
     def call(self, component: Component | str, api_name: str, *args: Any, as_numpy: bool = True) -> Any:
         """Runs an API method of any built sub-component (a sub-graph), with the spaces it was built with."""

@@ -53,11 +53,11 @@ def space_from_shape(shape: tuple[int, ...], dtype: np.dtype, ranks: tuple[bool,
         candidates.append(((PROBE_TIME,), (False, True, False)))
     for dims, (has_batch, has_time, major) in candidates:
         if tuple(shape[: len(dims)]) == dims:
-            return _leaf(shape[len(dims):], dtype)._with_ranks(has_batch, has_time, major)
-    return _leaf(tuple(shape), dtype)
+            return leaf_space(shape[len(dims):], dtype)._with_ranks(has_batch, has_time, major)
+    return leaf_space(tuple(shape), dtype)
 
 
-def _leaf(shape: tuple[int, ...], dtype: np.dtype) -> Space:
+def leaf_space(shape: tuple[int, ...], dtype: np.dtype) -> Space:
     dtype = np.dtype(dtype)
     if dtype.kind == "f":
         return FloatBox(shape=shape, dtype=dtype)
@@ -68,11 +68,10 @@ def _leaf(shape: tuple[int, ...], dtype: np.dtype) -> Space:
     return TextBox(shape)
 
 
-def structure_to_space(structure: Any, leaf_space: Any) -> Space:
-    """Maps a nested output (dicts/tuples of tensors) to Dict/Tuple spaces of ``leaf_space(tensor)``."""
+def structure_to_space(structure: Any, space_of_leaf: Any) -> Space:
+    """Maps a nested output (dicts/tuples of tensors) to Dict/Tuple spaces of ``space_of_leaf(tensor)``."""
     if isinstance(structure, dict):
-        return Dict({k: structure_to_space(v, leaf_space) for k, v in structure.items()})
+        return Dict({k: structure_to_space(v, space_of_leaf) for k, v in structure.items()})
     if isinstance(structure, (tuple, list)):
-        return Tuple(*(structure_to_space(v, leaf_space) for v in structure))
-    return leaf_space(structure)
-
+        return Tuple(*(structure_to_space(v, space_of_leaf) for v in structure))
+    return space_of_leaf(structure)

@@ -10,7 +10,7 @@ import importlib.util
 
 import pytest
 
-BACKENDS = ["torch"]
+BACKENDS = ["torch", "tf"]
 
 _FRAMEWORKS = {"torch": "torch", "tf": "tensorflow"}
 

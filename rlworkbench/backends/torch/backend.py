@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import re
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -17,6 +16,7 @@ from rlworkbench.core import probing
 from rlworkbench.core.backend import Backend
 from rlworkbench.core.container_calls import with_container_options
 from rlworkbench.core.records import GraphFnCall, Record
+from rlworkbench.errors import ConfigError
 
 if TYPE_CHECKING:
     from rlworkbench.core.component import Component
@@ -43,13 +43,12 @@ class TorchBackend(Backend):
     def device_scope(self, device: str | None) -> torch.device:
         return torch.device(device or "cpu")
 
-    @contextlib.contextmanager
-    def build_scope(self) -> Iterator[None]:
+    def run_build(self, graph: ComponentGraph, propagate: Callable[[dict[int, Any]], None]) -> None:
         """Probe runs use tiny batches: one intra-op thread avoids waiting on descheduled OpenMP workers."""
         threads = torch.get_num_threads()
         torch.set_num_threads(1)
         try:
-            yield
+            propagate({})
         finally:
             torch.set_num_threads(threads)
 
@@ -96,9 +95,11 @@ class TorchBackend(Backend):
             probe_values[record.id] = value
         return [probing.structure_to_space(value, lambda t: _space_of(t, ranks)) for value in results]
 
-    def make_executor(self, graph: ComponentGraph) -> Executor:
+    def make_executor(self, graph: ComponentGraph, **options: Any) -> Executor:
         from rlworkbench.backends.torch.executor import TorchExecutor
 
+        if options:
+            raise ConfigError("the torch executor takes no options", expected="{}", got=sorted(options))
         for component in graph.called_components:
             _install_fast_path(component)
         return TorchExecutor(graph, self)

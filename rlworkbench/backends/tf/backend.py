@@ -1,0 +1,141 @@
+"""TensorFlow as a backend: the build is traced once into one graph, variables live outside it (eager)."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import types
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import tensorflow as tf
+
+from rlworkbench import nest
+from rlworkbench.backends.tf import ops
+from rlworkbench.backends.tf.specs import space_of, tensor_spec
+from rlworkbench.core import probing
+from rlworkbench.core.backend import Backend
+from rlworkbench.core.container_calls import with_container_options
+from rlworkbench.core.records import GraphFnCall, Record
+from rlworkbench.errors import ConfigError
+
+if TYPE_CHECKING:
+    from rlworkbench.core.component import Component
+    from rlworkbench.core.executor import Executor
+    from rlworkbench.core.graph import ComponentGraph
+    from rlworkbench.spaces import Space
+
+_TORCH_DEVICE = re.compile(r"^(cpu|cuda|gpu)(?::(\d+))?$", re.IGNORECASE)
+
+
+class TFBackend(Backend):
+    name = "tf"
+    ops = ops
+
+    def normalize_device(self, device: str | None) -> str:
+        if device is None:
+            return "/CPU:0"
+        match = _TORCH_DEVICE.match(device)
+        if match:
+            kind = "CPU" if match.group(1).lower() == "cpu" else "GPU"
+            return f"/{kind}:{match.group(2) or 0}"
+        spec = tf.DeviceSpec.from_string(device)
+        if spec.device_type is None or spec.job is not None:
+            return spec.to_string() or device
+        return f"/{spec.device_type.upper()}:{spec.device_index or 0}"
+
+    def device_scope(self, device: str | None) -> contextlib.AbstractContextManager:
+        return tf.device(device) if device else contextlib.nullcontext()
+
+    def create_variable(self, component: Component, name: str, value: np.ndarray, trainable: bool,
+                        layout: str = "row_major") -> tf.Variable:
+        with tf.init_scope(), tf.device(component.resolved_device), tf.name_scope(component.path + "/"):
+            return tf.Variable(value, trainable=trainable and value.dtype.kind == "f", name=name)
+
+    def read(self, variable: tf.Variable) -> np.ndarray:
+        with tf.init_scope():
+            return variable.numpy().copy()
+
+    def assign(self, variable: tf.Variable, value: np.ndarray) -> None:
+        with tf.init_scope():
+            variable.assign(value)
+
+    def run_build(self, graph: ComponentGraph, propagate: Callable[[dict[int, Any]], None]) -> None:
+        """Traces the whole build once, as one graph with placeholders for the root's inputs (like RLgraph's
+        static build): graph functions see symbolic tensors whose unknown dims are the batch/time ranks,
+        gradients between components work, and nothing is computed or changed."""
+        records = [record for inputs in graph.root_inputs.values() for record in inputs.values()]
+        signature = [tensor_spec(record.space) for record in records]
+
+        def trace(*placeholders: Any) -> int:
+            propagate({record.id: value for record, value in zip(records, placeholders)})
+            return 0
+
+        tf.compat.v1.wrap_function(trace, signature)  # one trace (a tf.function would retrace after variables appear)
+
+    def infer_output_spaces(self, component: Component, call: GraphFnCall, fn: Callable[..., Any],
+                            probe_values: dict[int, Any]) -> list[Space]:
+        def value_of(arg: Any) -> Any:
+            if not isinstance(arg, Record):
+                return arg
+            if arg.id not in probe_values:  # produced by a graph function with declared output spaces
+                probe_values[arg.id] = _placeholder_like(arg.space)
+            return probe_values[arg.id]
+
+        args = [value_of(a) for a in call.args]
+        kwargs = {k: value_of(v) for k, v in call.kwargs.items()}
+        with tf.name_scope(component.path + "/"):
+            result = fn(component, *args, **kwargs)
+        results = [result] if len(call.outputs) == 1 else _as_results(result)
+        ranks = probing.reference_ranks([r.space for r in call.input_records()])
+        for record, value in zip(call.outputs, results):
+            probe_values[record.id] = value
+        return [probing.structure_to_space(value, lambda t: space_of(t, ranks)) for value in results]
+
+    def make_executor(self, graph: ComponentGraph, **options: Any) -> Executor:
+        from rlworkbench.backends.tf.executor import TFExecutor
+
+        unknown = sorted(set(options) - {"jit_compile"})
+        if unknown:
+            raise ConfigError("unknown TensorFlow executor options", expected=["jit_compile"], got=unknown)
+        for component in graph.called_components:
+            _install_graph_path(component)
+        return TFExecutor(graph, self, jit_compile=bool(options.get("jit_compile", False)))
+
+
+def _as_results(result: Any) -> list[Any]:
+    if isinstance(result, (tuple, list)):
+        return list(result)
+    return [] if result is None else [result]
+
+
+def _placeholder_like(space: Space) -> Any:
+    """A symbolic stand-in for a value of ``space`` inside the build trace (zeros of the probe sizes would
+    fix the batch size; a placeholder keeps it unknown)."""
+    def leaf(spec: tf.TensorSpec) -> tf.Tensor:
+        shape = [1 if d is None else d for d in spec.shape]
+        default = tf.fill(shape, "") if spec.dtype == tf.string else tf.zeros(shape, spec.dtype)
+        return tf.compat.v1.placeholder_with_default(default, spec.shape)
+
+    return nest.map_structure(leaf, tensor_spec(space))
+
+
+def _install_graph_path(component: Component) -> None:
+    """Plain bound functions shadow the recording wrappers; each API method opens its component's name scope
+    and device while it is traced (Python runs only when tracing, so this costs nothing per call)."""
+    for name, spec in component.api_methods.items():
+        setattr(component, name, types.MethodType(_scoped(spec.fn, component), component))
+    for name, spec in component.graph_fns.items():
+        setattr(component, name, types.MethodType(with_container_options(spec, spec.implementation("tf")),
+                                                  component))
+
+
+def _scoped(function: Callable[..., Any], component: Component) -> Callable[..., Any]:
+    scope, device = component.name, component.resolved_device  # relative: scopes nest like the components
+
+    def scoped(self: Any, *args: Any) -> Any:
+        with tf.name_scope(scope), tf.device(device):
+            return function(self, *args)
+
+    return scoped

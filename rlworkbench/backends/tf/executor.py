@@ -1,0 +1,135 @@
+"""The TensorFlow executor: each root API method is one ``tf.function`` with an input signature from its
+spaces, traced once; ``execute`` of several API methods runs them in one fused graph call."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import tensorflow as tf
+
+from rlworkbench import nest
+from rlworkbench.backends.tf.specs import tensor_spec
+from rlworkbench.core.executor import Executor
+from rlworkbench.core.records import Record
+from rlworkbench.errors import SpaceError
+
+if TYPE_CHECKING:
+    from rlworkbench.core.component import Component
+    from rlworkbench.core.graph import ComponentGraph
+    from rlworkbench.spaces import Space
+
+
+def to_numpy(value: Any) -> Any:
+    if isinstance(value, (tf.Tensor, tf.Variable)):
+        array = value.numpy()
+        if array.dtype == object:  # tf.string comes back as bytes
+            return np.vectorize(lambda b: b.decode() if isinstance(b, bytes) else b, otypes=[object])(array)
+        return array
+    return value
+
+
+def _keep_numpy(value: np.ndarray, space: Space) -> np.ndarray:
+    return value
+
+
+class TFExecutor(Executor):
+    backend_tensor_type = (tf.Tensor, tf.Variable)
+
+    def __init__(self, graph: ComponentGraph, backend: Any, jit_compile: bool = False):
+        self.jit_compile = jit_compile
+        self._functions: dict[tuple[str, str], Any] = {}
+        self._fused: dict[tuple[str, ...], Callable[..., Any]] = {}
+        super().__init__(graph, backend)
+
+    def graph_function(self, component: Component, api_name: str) -> Any:
+        """The ``tf.function`` of an API method (traced on first use, then reused)."""
+        key = (component.path, api_name)
+        if key not in self._functions:
+            method = getattr(component, api_name)
+            call = self.graph.calls_of(component, api_name)[0]
+            records = [value for value in call.inputs.values() if isinstance(value, Record)]
+            signature = [tensor_spec(record.space) for record in records]
+            constants = {i: v for i, v in enumerate(call.inputs.values()) if not isinstance(v, Record)}
+
+            def run(*tensors: Any) -> Any:
+                supplied = iter(tensors)
+                args = [constants[i] if i in constants else next(supplied) for i in range(len(call.inputs))]
+                return method(*args)
+
+            function = tf.function(run, input_signature=signature, autograph=False, jit_compile=self.jit_compile)
+            function.get_concrete_function()  # trace now, so errors surface at build time
+            self._functions[key] = function
+        return self._functions[key]
+
+    def _make_entry(self, component: Component, api_name: str, as_numpy: bool) -> Callable[..., Any]:
+        function = self.graph_function(component, api_name)
+        call = self.graph.calls_of(component, api_name)[0]
+        converters = [c for c, v in zip(self.input_converters(component, api_name, _keep_numpy),
+                                        call.inputs.values()) if isinstance(v, Record)]
+        arity = len(call.inputs)
+        convert_out = (lambda value: nest.map_structure(to_numpy, value)) if as_numpy else (lambda value: value)
+        where = {"component": component.path, "api_method": api_name}
+
+        def entry(*args: Any) -> Any:
+            if len(args) != arity:
+                raise SpaceError("wrong number of arguments", expected=arity, got=len(args), **where)
+            records = [a for a, v in zip(args, call.inputs.values()) if isinstance(v, Record)]
+            return convert_out(function(*[convert(a) for convert, a in zip(converters, records)]))
+
+        return entry
+
+    def _execute_many(self, calls: list[tuple[str, tuple]], as_numpy: bool) -> list[Any]:
+        """All requested API methods in one graph call (the paper batches requested ops into one run)."""
+        names = tuple(name for name, _ in calls)
+        if names not in self._fused:
+            self._fused[names] = self._make_fused(names)
+        outputs = self._fused[names](*[arg for _, args in calls for arg in args])
+        return [nest.map_structure(to_numpy, out) for out in outputs] if as_numpy else list(outputs)
+
+    def _make_fused(self, names: tuple[str, ...]) -> Callable[..., Any]:
+        parts = []
+        for name in names:
+            if name not in self.graph.root_inputs:
+                raise SpaceError("no such built API method", component=self.root.path, api_method=name,
+                                 expected=sorted(self.graph.root_inputs))
+            call = self.graph.calls_of(self.root, name)[0]
+            converters = self.input_converters(self.root, name, _keep_numpy)
+            parts.append((self.graph_function(self.root, name), len(call.inputs), converters, name))
+        signature = [spec for function, *_ in parts for spec in function.input_signature]
+
+        def fused_graph(*tensors: Any) -> list[Any]:
+            outputs, offset = [], 0
+            for function, *_ in parts:
+                count = len(function.input_signature)
+                outputs.append(function(*tensors[offset:offset + count]))
+                offset += count
+            return outputs
+
+        fused = tf.function(fused_graph, input_signature=signature, autograph=False, jit_compile=self.jit_compile)
+
+        def run(*args: Any) -> list[Any]:
+            converted, offset = [], 0
+            for _, arity, converters, name in parts:
+                given = args[offset:offset + arity]
+                if len(given) != arity:
+                    raise SpaceError("wrong number of arguments", component=self.root.path, api_method=name,
+                                     expected=arity, got=len(given))
+                converted += [convert(a) for convert, a in zip(converters, given)]
+                offset += arity
+            return fused(*converted)
+
+        return run
+
+    def write_graph(self, logdir: str, api_name: str, component: Component | str | None = None) -> str:
+        """Writes the TF graph of an API method for TensorBoard (each component is a name scope)."""
+        target = self.root if component is None else (
+            component if not isinstance(component, str) else self._component(component))
+        concrete = self.graph_function(target, api_name).get_concrete_function()
+        writer = tf.summary.create_file_writer(str(logdir))
+        with writer.as_default():
+            tf.summary.graph(concrete.graph)
+        writer.flush()
+        writer.close()
+        return str(logdir)
