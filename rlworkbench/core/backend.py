@@ -62,6 +62,14 @@ class Backend(abc.ABC):
         """A variable holding ``value``; ``layout`` is a storage hint (see ``Component.create_variable``)."""
 
     @abc.abstractmethod
+    def create_generator(self, component: Component, seed: int) -> Any:
+        """A random generator on the component's device, for the ``ops.random_*`` functions."""
+
+    @abc.abstractmethod
+    def reseed(self, generator: Any, seed: int) -> None:
+        """Puts a generator back to the state ``seed`` gives it."""
+
+    @abc.abstractmethod
     def read(self, variable: Any) -> np.ndarray:
         """A NumPy copy of a variable's value."""
 

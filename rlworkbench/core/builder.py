@@ -132,6 +132,9 @@ class _Build:
             component.input_spaces = self._known_inputs(component)
         for variable, value in self.snapshots:  # undo whatever probe runs did to state (memories, counters)
             self.backend.assign(variable, value)
+        for component in graph.called_components:
+            for generator, seed in component._generators.values():
+                self.backend.reseed(generator, seed)
 
     def _propagate(self, probe_values: dict[int, Any]) -> None:
         """Creates variables and runs graph functions as spaces arrive, breadth first, until done or stuck."""

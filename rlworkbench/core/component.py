@@ -144,6 +144,16 @@ class Component:
         self._trainable[name] = trainable and value.dtype.kind == "f"  # only floats take gradients
         return variable
 
+    def create_random_generator(self, name: str = "rng") -> Any:
+        """A backend random generator for ``ops.random_*``, seeded from the build seed and this component's path
+        (reproducible, independent of other components). The build leaves it at its seed."""
+        if self.backend is None:
+            raise BuildError("random generators can only be created during the build", component=self.path)
+        seed = int(np.random.default_rng([self._seed, zlib.crc32(f"{self.path}/{name}".encode())]).integers(2**31))
+        generator = self.backend.create_generator(self, seed)
+        self._generators[name] = (generator, seed)
+        return generator
+
     def variables(self, trainable_only: bool = False) -> dict[str, Any]:
         """This component's and its sub-components' variables, by name relative to this component."""
         found: dict[str, Any] = {}
@@ -200,6 +210,7 @@ class Component:
         self.resolved_device: str | None = None
         self._variables: dict[str, Any] = {}
         self._trainable: dict[str, bool] = {}
+        self._generators: dict[str, tuple[Any, int]] = {}
         self._built = False
         self._seed = 0
 
@@ -208,6 +219,7 @@ class Component:
         memo: dict[int, Any] = {id(self.parent): None}
         for component in self.walk():
             memo.update({id(v): None for v in component._variables.values()})
+            memo.update({id(g): None for g, _ in component._generators.values()})
             memo[id(component.backend)] = None
             memo[id(component.ops)] = component.ops
         duplicate = _copy.deepcopy(self, memo)

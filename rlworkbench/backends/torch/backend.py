@@ -62,6 +62,14 @@ class TorchBackend(Backend):
             return torch.nn.Parameter(tensor, requires_grad=trainable)
         return tensor
 
+    def create_generator(self, component: Component, seed: int) -> torch.Generator:
+        generator = torch.Generator(device=component.resolved_device or "cpu")
+        generator.manual_seed(seed)
+        return generator
+
+    def reseed(self, generator: torch.Generator, seed: int) -> None:
+        generator.manual_seed(seed)
+
     def read(self, variable: torch.Tensor) -> np.ndarray:
         return variable.detach().cpu().numpy().copy()
 
@@ -130,13 +138,25 @@ def _install_fast_path(component: Component) -> None:
     """Plain bound functions on the instance shadow the recording wrappers: no bookkeeping per call."""
     parent_device = component.parent.resolved_device if component.parent is not None else component.resolved_device
     crosses_devices = component.resolved_device != parent_device
+    on_accelerator = (component.resolved_device or "cpu") != "cpu"
     for name, spec in component.api_methods.items():
-        function = spec.fn if not crosses_devices else _across_devices(spec.fn, component.resolved_device,
-                                                                        parent_device)
+        function = spec.fn if not on_accelerator else _on_device(spec.fn, component.resolved_device)
+        if crosses_devices:
+            function = _across_devices(function, component.resolved_device, parent_device)
         setattr(component, name, types.MethodType(function, component))
     for name, spec in component.graph_fns.items():
         setattr(component, name, types.MethodType(with_container_options(spec, spec.implementation("torch")),
                                                   component))
+
+
+def _on_device(function: Callable[..., Any], device: str) -> Callable[..., Any]:
+    """Tensors a graph function creates (``ops.zeros`` …) land on the component's device."""
+
+    def on_device(self: Any, *args: Any) -> Any:
+        with torch.device(device):
+            return function(self, *args)
+
+    return on_device
 
 
 def _across_devices(function: Callable[..., Any], device: str, caller_device: str) -> Callable[..., Any]:

@@ -1,7 +1,4 @@
-"""Tensor operations for graph functions on TensorFlow (``self.ops`` in a component).
-
-Same names and semantics as the PyTorch backend's ops, so graph functions are written once.
-"""
+"""Basic operations: layers, activations, shapes, casts and reductions."""
 
 from __future__ import annotations
 
@@ -87,3 +84,9 @@ def reduce_mean(x: Tensor, axis: int | None = None) -> Tensor:
 
 def identity(x: Any) -> Any:
     return x
+
+
+__all__ = [
+    "dense", "ACTIVATIONS", "activation", "clip", "multiply", "reshape", "leading_dims", "one_hot", "concat", "cast",
+    "argmax", "reduce_sum", "reduce_mean", "identity",
+]

@@ -1,7 +1,4 @@
-"""Tensor operations for graph functions on PyTorch (``self.ops`` in a component).
-
-The TensorFlow backend offers the same names with the same semantics, so graph functions are written once.
-"""
+"""Basic operations: layers, activations, shapes, casts and reductions."""
 
 from __future__ import annotations
 
@@ -90,3 +87,9 @@ def reduce_mean(x: Tensor, axis: int | None = None) -> Tensor:
 
 def identity(x: Any) -> Any:
     return x
+
+
+__all__ = [
+    "dense", "ACTIVATIONS", "activation", "clip", "multiply", "reshape", "leading_dims", "one_hot", "concat", "cast",
+    "argmax", "reduce_sum", "reduce_mean", "identity",
+]

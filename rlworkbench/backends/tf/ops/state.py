@@ -1,0 +1,56 @@
+"""Changing variables from graph functions, and gradients.
+
+Inside a ``tf.function`` stateful operations run in program order (automatic control dependencies), so reads
+after an assignment see the new value, as in PyTorch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import tensorflow as tf
+
+Tensor = tf.Tensor
+
+
+def _full(variable: tf.Variable, value: Any) -> Tensor:
+    """``value`` cast and broadcast to the variable (PyTorch's in-place ops broadcast; TF's assigns do not)."""
+    return tf.broadcast_to(tf.cast(value, variable.dtype), tf.shape(variable))
+
+
+def assign(variable: tf.Variable, value: Any) -> Any:
+    return variable.assign(_full(variable, value))
+
+
+def assign_add(variable: tf.Variable, value: Any) -> Any:
+    return variable.assign_add(_full(variable, value))
+
+
+def assign_sub(variable: tf.Variable, value: Any) -> Any:
+    return variable.assign_sub(_full(variable, value))
+
+
+def scatter_update(variable: tf.Variable, indices: Tensor, updates: Tensor) -> Any:
+    """``variable[indices] = updates`` along axis 0 (rows)."""
+    indices = tf.reshape(tf.cast(indices, tf.int64), [-1, 1])
+    updates = tf.reshape(tf.cast(updates, variable.dtype), tf.concat([[-1], tf.shape(variable)[1:]], 0))
+    return variable.scatter_nd_update(indices, updates)
+
+
+def read(variable: tf.Variable) -> Tensor:
+    """A snapshot of a variable's value that later assignments do not change."""
+    return tf.identity(variable.read_value())
+
+
+def gradients(loss: Tensor, variables: Sequence[tf.Variable]) -> list[Tensor]:
+    """d loss / d variable for each variable (zeros where the loss does not depend on it).
+
+    Uses the static graph's ``tf.gradients``: API methods run as one traced graph, so the loss computed by
+    other components' graph functions is differentiable here.
+    """
+    grads = tf.gradients(loss, list(variables))
+    return [tf.zeros_like(v) if g is None else tf.convert_to_tensor(g) for v, g in zip(variables, grads)]
+
+
+__all__ = ["assign", "assign_add", "assign_sub", "scatter_update", "read", "gradients"]
