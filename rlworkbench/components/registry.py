@@ -30,6 +30,11 @@ def known_types() -> list[str]:
     return sorted(_TYPES)
 
 
+def registered() -> dict[str, type[Component]]:
+    """Spec type name → component class, for every registered component."""
+    return dict(_TYPES)
+
+
 def from_specs(specs: Sequence[Component | Mapping[str, Any]]) -> list[Component]:
     """Components from a list of specs; unnamed spec dicts are named ``<type>_<index>`` (stable scopes)."""
     components = []

@@ -14,6 +14,8 @@ from rlworkbench.spaces import FloatBox, NumericBox, Space
 
 @register("multiply")
 class Multiply(Preprocessor):
+    """``preprocess(inputs) -> inputs * factor`` leaf by leaf (int leaves become float32; bounds scale along)."""
+
     def __init__(self, factor: float, **kwargs: Any):
         super().__init__(**kwargs)
         self.factor = float(factor)
@@ -42,6 +44,8 @@ class Multiply(Preprocessor):
 
 @register("divide")
 class Divide(Multiply):
+    """``preprocess(inputs) -> inputs / divisor`` leaf by leaf (a ``Multiply`` by ``1 / divisor``)."""
+
     def __init__(self, divisor: float, **kwargs: Any):
         if divisor == 0:
             raise ConfigError("cannot divide by zero", component=kwargs.get("name", "divide"), got=divisor)
