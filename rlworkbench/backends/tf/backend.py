@@ -18,7 +18,7 @@ from rlworkbench.core import probing
 from rlworkbench.core.backend import Backend
 from rlworkbench.core.container_calls import with_container_options
 from rlworkbench.core.records import GraphFnCall, Record
-from rlworkbench.errors import ConfigError
+from rlworkbench.errors import BuildError, ConfigError, RLWorkbenchError
 
 if TYPE_CHECKING:
     from rlworkbench.core.component import Component
@@ -52,6 +52,15 @@ class TFBackend(Backend):
                         layout: str = "row_major") -> tf.Variable:
         with tf.init_scope(), tf.device(component.resolved_device), tf.name_scope(component.path + "/"):
             return tf.Variable(value, trainable=trainable and value.dtype.kind == "f", name=name)
+
+    def create_generator(self, component: Component, seed: int) -> tf.random.Generator:
+        # scoped like variables: the build trace tracks variables by name, and every generator's is "StateVar"
+        with tf.init_scope(), tf.device(component.resolved_device), tf.name_scope(component.path + "/"):
+            return tf.random.Generator.from_seed(seed)
+
+    def reseed(self, generator: tf.random.Generator, seed: int) -> None:
+        with tf.init_scope():
+            generator.reset_from_seed(seed)
 
     def read(self, variable: tf.Variable) -> np.ndarray:
         with tf.init_scope():
@@ -124,18 +133,49 @@ def _placeholder_like(space: Space) -> Any:
 def _install_graph_path(component: Component) -> None:
     """Plain bound functions shadow the recording wrappers; each API method opens its component's name scope
     and device while it is traced (Python runs only when tracing, so this costs nothing per call)."""
+    entered = [0]  # how many of this component's API methods are running (being traced) right now
     for name, spec in component.api_methods.items():
-        setattr(component, name, types.MethodType(_scoped(spec.fn, component), component))
+        setattr(component, name, types.MethodType(_scoped(spec.fn, component, name, entered), component))
     for name, spec in component.graph_fns.items():
-        setattr(component, name, types.MethodType(with_container_options(spec, spec.implementation("tf")),
-                                                  component))
+        body = with_container_options(spec, spec.implementation("tf"))
+        setattr(component, name, types.MethodType(_located(body, component, name), component))
 
 
-def _scoped(function: Callable[..., Any], component: Component) -> Callable[..., Any]:
+def _scoped(function: Callable[..., Any], component: Component, api_name: str,
+            entered: list[int]) -> Callable[..., Any]:
+    """``function`` traced inside the component's name scope and device; a call from another API method of the
+    same component is already inside them (re-opening the scope would give ``actor/actor/...``). Errors raised
+    while tracing learn the component and API method they came through."""
     scope, device = component.name, component.resolved_device  # relative: scopes nest like the components
 
     def scoped(self: Any, *args: Any) -> Any:
-        with tf.name_scope(scope), tf.device(device):
+        if entered[0]:
             return function(self, *args)
+        entered[0] += 1
+        try:
+            with tf.name_scope(scope), tf.device(device):
+                return function(self, *args)
+        except RLWorkbenchError as error:
+            error.add_context(component=component.path, api_method=api_name)
+            raise
+        finally:
+            entered[0] -= 1
 
     return scoped
+
+
+def _located(function: Callable[..., Any], component: Component, graph_fn_name: str) -> Callable[..., Any]:
+    """A graph function whose maths fails while an executor traces it (e.g. one with declared output spaces,
+    which the build never ran) raises a :class:`BuildError` naming it, not a bare TensorFlow error."""
+
+    def located(self: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(self, *args, **kwargs)
+        except RLWorkbenchError as error:
+            error.add_context(component=component.path, graph_fn=graph_fn_name)
+            raise
+        except Exception as error:
+            raise BuildError(f"graph function failed while tracing: {type(error).__name__}: {error}",
+                             component=component.path, graph_fn=graph_fn_name) from error
+
+    return located

@@ -13,7 +13,7 @@ from rlworkbench import nest
 from rlworkbench.backends.tf.specs import tensor_spec
 from rlworkbench.core.executor import Executor
 from rlworkbench.core.records import Record
-from rlworkbench.errors import SpaceError
+from rlworkbench.errors import BuildError, RLWorkbenchError, SpaceError
 
 if TYPE_CHECKING:
     from rlworkbench.core.component import Component
@@ -22,9 +22,10 @@ if TYPE_CHECKING:
 
 
 def to_numpy(value: Any) -> Any:
+    """A tensor as a NumPy array (0-d arrays for scalars, as on torch; strings as ``str`` in object arrays)."""
     if isinstance(value, (tf.Tensor, tf.Variable)):
-        array = value.numpy()
-        if array.dtype == object:  # tf.string comes back as bytes
+        array = np.asarray(value.numpy())  # a scalar tensor's .numpy() is a NumPy scalar (or bytes)
+        if array.dtype.kind in "OS":  # tf.string comes back as bytes
             return np.vectorize(lambda b: b.decode() if isinstance(b, bytes) else b, otypes=[object])(array)
         return array
     return value
@@ -59,7 +60,13 @@ class TFExecutor(Executor):
                 return method(*args)
 
             function = tf.function(run, input_signature=signature, autograph=False, jit_compile=self.jit_compile)
-            function.get_concrete_function()  # trace now, so errors surface at build time
+            try:
+                function.get_concrete_function()  # trace now, so errors surface at build time
+            except RLWorkbenchError as error:
+                if isinstance(error, BuildError) and error.graph is None:
+                    error.graph = self.graph
+                error.add_context(component=component.path, api_method=api_name)
+                raise
             self._functions[key] = function
         return self._functions[key]
 
@@ -85,14 +92,14 @@ class TFExecutor(Executor):
         names = tuple(name for name, _ in calls)
         if names not in self._fused:
             self._fused[names] = self._make_fused(names)
-        outputs = self._fused[names](*[arg for _, args in calls for arg in args])
+        outputs = self._fused[names]([args for _, args in calls])
         return [nest.map_structure(to_numpy, out) for out in outputs] if as_numpy else list(outputs)
 
     def _make_fused(self, names: tuple[str, ...]) -> Callable[..., Any]:
         parts = []
         for name in names:
             if name not in self.graph.root_inputs:
-                raise SpaceError("no such built API method", component=self.root.path, api_method=name,
+                raise BuildError("no such built API method", component=self.root.path, api_method=name,
                                  expected=sorted(self.graph.root_inputs))
             call = self.graph.calls_of(self.root, name)[0]
             converters = self.input_converters(self.root, name, _keep_numpy)
@@ -109,15 +116,15 @@ class TFExecutor(Executor):
 
         fused = tf.function(fused_graph, input_signature=signature, autograph=False, jit_compile=self.jit_compile)
 
-        def run(*args: Any) -> list[Any]:
-            converted, offset = [], 0
-            for _, arity, converters, name in parts:
-                given = args[offset:offset + arity]
+        def run(args_per_call: list[tuple]) -> list[Any]:
+            """``args_per_call``: one tuple of arguments per API method (checked per method, so a call with
+            too many arguments cannot shift its extra ones into the next method's)."""
+            converted = []
+            for (_, arity, converters, name), given in zip(parts, args_per_call):
                 if len(given) != arity:
                     raise SpaceError("wrong number of arguments", component=self.root.path, api_method=name,
                                      expected=arity, got=len(given))
                 converted += [convert(a) for convert, a in zip(converters, given)]
-                offset += arity
             return fused(*converted)
 
         return run
