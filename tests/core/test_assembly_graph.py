@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import Agent, Linear, Scale, Stack
+from core_components import Agent, Linear, Scale, Stack
 
 from rlworkbench.core import CallEdge, assemble
 from rlworkbench.core.records import ApiCall, GraphFnCall, Record

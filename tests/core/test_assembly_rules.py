@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import Agent, Linear, Scale
+from core_components import Agent, Linear, Scale
 
 from rlworkbench import BuildError, Component, api, graph_fn
 from rlworkbench.core import assemble

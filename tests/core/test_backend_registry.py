@@ -35,7 +35,7 @@ def test_env_var_picks_the_default(monkeypatch):
 
 
 def test_env_var_default_is_used_by_build(monkeypatch):
-    from conftest import STATES, Agent
+    from core_components import STATES, Agent
 
     from rlworkbench import build
 

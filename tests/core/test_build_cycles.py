@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import STATES
+from core_components import STATES
 
 from rlworkbench import BuildError, Component, ComponentGraph, api, build, graph_fn
 from rlworkbench.core import Stuck

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import STATES, Agent
+from core_components import STATES, Agent
 
 from rlworkbench import BuildError, Component, ComponentGraph, ConfigError, SpaceError, api, build, graph_fn
 from rlworkbench.spaces import FloatBox

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from conftest import STATES, Agent
+from core_components import STATES, Agent
 
 from rlworkbench import build
 

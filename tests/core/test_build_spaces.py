@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import STATES, Agent
+from core_components import STATES, Agent
 
 from rlworkbench import build
 from rlworkbench.spaces import FloatBox

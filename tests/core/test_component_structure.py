@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import STATES, Agent, Linear, Scale
+from core_components import STATES, Agent, Linear, Scale
 
 from rlworkbench import BuildError, Component, ConfigError, build
 from rlworkbench.core import assemble

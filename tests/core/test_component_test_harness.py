@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import STATES, Linear, Scale
+from core_components import STATES, Linear, Scale
 
 from rlworkbench.testing import ComponentTest, assert_nested_close
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from conftest import STATES, Agent
+from core_components import STATES, Agent
 
 from rlworkbench import ConfigError, build
 from rlworkbench.backends.torch import TorchBackend

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import STATES, Agent
+from core_components import STATES, Agent
 
 from rlworkbench import Component, SpaceError, api, build, graph_fn
 from rlworkbench.spaces import Dict, FloatBox, IntBox, Tuple

@@ -6,7 +6,7 @@ import types
 
 import numpy as np
 import torch
-from conftest import STATES, Agent, Linear
+from core_components import STATES, Agent, Linear
 
 from rlworkbench import Component, api, build, graph_fn
 from rlworkbench.spaces import FloatBox

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from conftest import STATES, Agent
+from core_components import STATES, Agent
 
 from rlworkbench import BuildError, SpaceError, build
 
