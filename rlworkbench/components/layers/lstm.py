@@ -1,0 +1,109 @@
+"""A long short-term memory (LSTM) layer unrolled over the time rank."""
+
+from __future__ import annotations
+
+from numbers import Integral
+from typing import Any
+
+import numpy as np
+
+from rlworkbench.components.registry import register
+from rlworkbench.core.component import Component
+from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.errors import ConfigError, SpaceError
+from rlworkbench.spaces import FloatBox, Space, Tuple
+
+
+def _state_space(lstm: LSTM, inputs: Space) -> Space:
+    state = FloatBox(shape=(lstm.units,), add_batch_rank=True)
+    return Tuple(state, state)
+
+
+def _is_state_space(space: Space, units: int) -> bool:
+    parts = [s for _, s in space.children()] if isinstance(space, Tuple) else []
+    return len(parts) == 2 and all(isinstance(p, FloatBox) and p.shape == (units,) and p.has_batch_rank
+                                   and not p.has_time_rank for p in parts)
+
+
+def _unroll_spaces(lstm: LSTM, inputs: Space, initial_state: Space) -> tuple[Space, Space]:
+    return FloatBox(shape=(lstm.units,)).with_ranks_of(inputs), _state_space(lstm, inputs)
+
+
+@register("lstm")
+class LSTM(Component):
+    """An LSTM over inputs ``FloatBox(shape=(n,))`` with batch and time ranks (batch- or time-major).
+
+    Its API methods return ``(outputs, (h, c))``: ``outputs`` is ``h`` of every step (with the input's ranks),
+    ``(h, c)`` the final state, each ``FloatBox(shape=(units,))`` with a batch rank. A composition that only
+    calls ``apply`` needs no space for a state.
+
+    Per step, with ``z = x @ kernel + h @ recurrent_kernel + bias`` split into gates ``[i, f, g, o]`` (this
+    order, ``units`` each, as Keras/TensorFlow): ``c' = sigmoid(f) * c + sigmoid(i) * tanh(g)``,
+    ``h' = sigmoid(o) * tanh(c')``. Kernel ``(n, 4 units)``, recurrent kernel ``(units, 4 units)``, bias
+    ``(4 units,)`` with the forget gate's part at 1 when ``unit_forget_bias``. Spec: ``{"type": "lstm", "units": 32}``.
+    """
+
+    def __init__(self, units: int, kernel_initializer: Any = "glorot_uniform",
+                 recurrent_initializer: Any = "orthogonal", unit_forget_bias: bool = True, **kwargs: Any):
+        kwargs.setdefault("name", "lstm")  # not the class name in snake case
+        super().__init__(**kwargs)
+        if isinstance(units, bool) or not isinstance(units, Integral) or units < 1:
+            raise ConfigError("units must be a positive int", component=self.name, argument="units",
+                              expected="int > 0", got=repr(units))
+        self.units = int(units)
+        self.kernel_initializer = kernel_initializer
+        self.recurrent_initializer = recurrent_initializer
+        self.unit_forget_bias = unit_forget_bias
+
+    def create_variables(self, input_spaces: dict[str, Space]) -> None:
+        space = input_spaces["inputs"]
+        if not isinstance(space, FloatBox) or space.rank != 1 or not (space.has_batch_rank and space.has_time_rank):
+            raise SpaceError("LSTM needs float vectors with batch and time ranks", argument="inputs",
+                             expected="FloatBox(shape=(n,), add_batch_rank=True, add_time_rank=True)", got=space)
+        state = input_spaces.get("initial_state")
+        if state is not None and not _is_state_space(state, self.units):
+            raise SpaceError("initial state must be (h, c)", argument="initial_state",
+                             expected=_state_space(self, space), got=state)
+        self.time_major = space.time_major
+        units = self.units
+        self.kernel = self.create_variable("kernel", (space.shape[0], 4 * units), initializer=self.kernel_initializer)
+        self.recurrent_kernel = self.create_variable("recurrent_kernel", (units, 4 * units),
+                                                     initializer=self.recurrent_initializer)
+        forget = float(self.unit_forget_bias)
+        self.bias = self.create_variable("bias", (4 * units,), initializer=np.repeat([0.0, forget, 0.0, 0.0], units))
+        self.sigmoid, self.tanh = self.ops.activation("sigmoid"), self.ops.activation("tanh")
+
+    @api
+    def apply(self, inputs: Any) -> Any:
+        """``(outputs, (h, c))`` starting from the zero state."""
+        return self._unroll(inputs, self._zero_state(inputs))
+
+    @api
+    def apply_with_state(self, inputs: Any, initial_state: Any) -> Any:
+        """``(outputs, (h, c))`` starting from ``initial_state = (h, c)``, e.g. the last call's final state."""
+        return self._unroll(inputs, initial_state)
+
+    @api
+    def zero_state(self, inputs: Any) -> Any:
+        """``(h, c)`` of zeros for the batch of ``inputs``."""
+        return self._zero_state(inputs)
+
+    @graph_fn(output_spaces=_state_space)
+    def _zero_state(self, inputs: Any) -> Any:
+        zeros = self.ops.zeros((self.ops.dim(inputs, 1 if self.time_major else 0), self.units))
+        return zeros, zeros
+
+    @graph_fn(returns=2, output_spaces=_unroll_spaces)
+    def _unroll(self, inputs: Any, initial_state: Any) -> Any:
+        steps = inputs if self.time_major else self.ops.transpose(inputs, (1, 0, 2))
+        projected = self.ops.dense(steps, self.kernel, self.bias)  # the input part of every step at once
+        h, c = self.ops.scan(self._step, projected, tuple(initial_state))
+        outputs = h if self.time_major else self.ops.transpose(h, (1, 0, 2))
+        return outputs, (h[-1], c[-1])
+
+    def _step(self, state: tuple[Any, Any], projected: Any) -> tuple[Any, Any]:
+        h, c = state
+        z = projected + self.ops.matmul(h, self.recurrent_kernel)
+        n = self.units
+        c = self.sigmoid(z[:, n:2 * n]) * c + self.sigmoid(z[:, :n]) * self.tanh(z[:, 2 * n:3 * n])
+        return self.sigmoid(z[:, 3 * n:]) * self.tanh(c), c
