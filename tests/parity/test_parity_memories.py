@@ -43,7 +43,7 @@ def test_segment_tree(parity, reduction):
 
 
 def test_replay_memory(parity):
-    pair = parity(lambda: ReplayMemory(6), {"records": RECORDS, "num_records": IntBox()},
+    pair = parity(lambda: ReplayMemory(6), {"records": RECORDS},
                   api_methods=["insert_records", "get_size"])
     pair.run("insert_records", RECORDS.sample(9, seed=3))
     pair.run("get_size")
@@ -51,7 +51,7 @@ def test_replay_memory(parity):
 
 
 def test_prioritized_replay(parity):
-    spaces = {"records": RECORDS, "num_records": IntBox(), "indices": IntBox(6, add_batch_rank=True),
+    spaces = {"records": RECORDS, "indices": IntBox(6, add_batch_rank=True),
               "priorities": FloatBox(0.1, 5.0, add_batch_rank=True)}
     pair = parity(lambda: PrioritizedReplay(6, alpha=0.6, beta=0.4), spaces,
                   api_methods=["insert_records", "update_records", "get_size"])

@@ -1,0 +1,44 @@
+"""A first-in-first-out queue of nested records."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rlworkbench.components.memories.memory import Memory
+from rlworkbench.components.registry import register
+from rlworkbench.core.decorators import api, graph_fn
+
+
+@register("fifo_queue")
+class FIFOQueue(Memory):
+    """Records leave in the order they came: ``enqueue`` appends a batch, ``dequeue`` removes the oldest.
+
+    ``dequeue(n)`` never blocks and never fails: it returns ``min(n, size)`` records (no rows at all from an
+    empty queue), so callers read the batch size off the result. A full queue makes room by dropping its oldest
+    records, like ``collections.deque(maxlen=capacity)``.
+
+    Inputs: ``records`` a box or Dict/Tuple of boxes with a batch rank (no time rank); ``num_records`` an int
+    scalar (``IntBox()``). Dequeued records come back in the record space (bounds kept), with the batch rank.
+    """
+
+    @api
+    def enqueue(self, records: Any) -> None:
+        """Appends a batch of records (dropping the oldest ones if the queue would overflow)."""
+        self._enqueue(records)
+
+    @api
+    def dequeue(self, num_records: Any) -> Any:
+        """Removes and returns the oldest ``min(num_records, size)`` records, oldest first."""
+        return self._dequeue(num_records)
+
+    @graph_fn(returns=0)
+    def _enqueue(self, records: Any) -> None:
+        self.write(records)
+
+    @graph_fn(output_spaces=lambda queue, num_records: queue.record_space)
+    def _dequeue(self, num_records: Any) -> Any:
+        ops = self.ops
+        count = ops.maximum(ops.minimum(ops.cast(num_records, "int64"), self.size), 0)
+        records = self.read((self.oldest_slot() + ops.arange(count)) % self.capacity)
+        ops.assign_sub(self.size, count)
+        return records

@@ -1,0 +1,80 @@
+"""The :class:`Memory` base: ``capacity`` slots of nested records in variables, written as a ring."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rlworkbench.core.component import Component
+from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.errors import ConfigError, SpaceError
+from rlworkbench.spaces import IntBox, Space, TextBox
+
+
+def record_space_of(space: Space) -> Space:
+    """``space`` if it can be stored: a box or Dict/Tuple of number/bool boxes, each with a batch rank only."""
+    leaves = space.flatten()
+    if not leaves:
+        raise SpaceError("a memory needs records with at least one leaf", argument="records",
+                         expected="a box or a Dict/Tuple of boxes", got=space)
+    for key, leaf in leaves.items():
+        if isinstance(leaf, TextBox) or not leaf.has_batch_rank or leaf.has_time_rank:
+            raise SpaceError("memories store number or bool leaves with a batch rank and no time rank",
+                             argument="records", key_path=key or None,
+                             expected="FloatBox/IntBox/BoolBox(..., add_batch_rank=True)", got=leaf)
+    return space
+
+
+class Memory(Component):
+    """Base of the memories: records of the ``records`` input space in ``capacity`` slots.
+
+    One variable per leaf (``records/<key path>``, shape ``(capacity, *leaf shape)``), plus ``index`` (the next
+    slot to write) and ``size`` (slots filled). Writes go around the ring, overwriting the oldest records.
+    Subclasses add the API methods that insert and read; ``write`` and ``read`` are their helpers inside
+    graph functions.
+    """
+
+    def __init__(self, capacity: int, **kwargs: Any):
+        super().__init__(**kwargs)
+        if not isinstance(capacity, int) or capacity < 1:
+            raise ConfigError("a memory needs a positive integer capacity", component=self.name,
+                              argument="capacity", expected="an int >= 1", got=repr(capacity))
+        self.capacity = capacity
+
+    def create_variables(self, input_spaces: dict[str, Space]) -> None:
+        self.record_space = record_space_of(input_spaces["records"])
+        self.buffers = {key: self.create_variable(f"records/{key}" if key else "records", (self.capacity, *leaf.shape),
+                                                  str(leaf.dtype), trainable=False)
+                        for key, leaf in self.record_space.flatten().items()}
+        self.index = self.create_variable("index", (), "int64", trainable=False)
+        self.size = self.create_variable("size", (), "int64", trainable=False)
+
+    @api
+    def get_size(self) -> Any:
+        """The number of records stored: an int64 scalar."""
+        return self._get_size()
+
+    @graph_fn(output_spaces=lambda memory: IntBox(0, memory.capacity + 1))
+    def _get_size(self) -> Any:
+        return self.ops.read(self.size)
+
+    # ----- helpers for graph functions ---------------------------------------------------------------------------
+    def write(self, records: Any) -> Any:
+        """Writes a batch after the newest record (of a batch larger than the capacity, the last ``capacity``
+        records); returns the slots written, in order."""
+        ops = self.ops
+        flat = self.record_space.flatten(records)
+        count = ops.constant(ops.dim(next(iter(flat.values())), 0), "int64")
+        slots = ((self.index + ops.arange(count)) % self.capacity)[-self.capacity:]
+        for key, values in flat.items():
+            ops.scatter_update(self.buffers[key], slots, values[-self.capacity:])
+        ops.assign(self.index, (self.index + count) % self.capacity)
+        ops.assign(self.size, ops.minimum(self.size + count, self.capacity))
+        return slots
+
+    def read(self, slots: Any) -> Any:
+        """The records in ``slots`` (a batch of slot numbers), nested like the record space."""
+        return self.record_space.unflatten({key: self.ops.gather(b, slots) for key, b in self.buffers.items()})
+
+    def oldest_slot(self) -> Any:
+        """The slot of the oldest record stored."""
+        return (self.index - self.size) % self.capacity

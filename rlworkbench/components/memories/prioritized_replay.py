@@ -1,0 +1,99 @@
+"""Proportional prioritized experience replay (Schaul et al., 2016) on a sum and a min segment tree."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rlworkbench.components.helpers.segment_tree import SegmentTree
+from rlworkbench.components.memories.replay_memory import ReplayMemory
+from rlworkbench.components.registry import register
+from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.errors import ConfigError
+from rlworkbench.spaces import FloatBox, IntBox, Space
+
+
+def _sampled_spaces(memory: PrioritizedReplay, *inputs: Space) -> tuple[Space, Space, Space]:
+    return (memory.record_space, IntBox(0, memory.capacity, add_batch_rank=True),
+            FloatBox(0.0, 1.0, add_batch_rank=True))
+
+
+def _slots_and_priorities(memory: PrioritizedReplay, records: Space) -> tuple[Space, Space]:
+    return IntBox(0, memory.capacity, add_batch_rank=True), FloatBox(add_batch_rank=True)
+
+
+def _float_batch(memory: PrioritizedReplay, *inputs: Space) -> Space:
+    return FloatBox(add_batch_rank=True)
+
+
+@register("prioritized_replay")
+class PrioritizedReplay(ReplayMemory):
+    """Replay that samples record ``i`` with probability ``P(i) = p_i^alpha / Σ_k p_k^alpha``.
+
+    ``{"type": "prioritized_replay", "capacity": 10000, "alpha": 0.6, "beta": 0.4}``. The powered priorities
+    ``p^alpha`` live in a sum tree (sampling by prefix sums) and a min tree (the largest importance weight), two
+    :class:`SegmentTree` sub-components with ``capacity`` rounded up to a power of two. New records get the
+    largest priority given so far (1 at first). ``get_records`` returns ``(records, indices, weights)`` with
+    importance weights ``w_i = (N·P(i))^-beta / max_k (N·P(k))^-beta``, ``k`` over the stored records, so in (0, 1].
+    Sampling needs stored records (an empty memory gives slot 0 with an infinite weight).
+
+    Inputs: ``records`` a box or Dict/Tuple of boxes with a batch rank; ``num_records`` an int scalar;
+    ``indices`` (IntBox) and ``priorities`` (FloatBox, > 0, e.g. ``|TD error| + ε``) with a batch rank.
+    """
+
+    def __init__(self, capacity: int, alpha: float = 0.6, beta: float = 0.4, **kwargs: Any):
+        super().__init__(capacity, **kwargs)
+        for argument, value in (("alpha", alpha), ("beta", beta)):
+            if not isinstance(value, (int, float)) or value < 0:
+                raise ConfigError("prioritized replay needs a non-negative exponent", component=self.name,
+                                  argument=argument, expected="a number >= 0", got=repr(value))
+        self.alpha, self.beta = float(alpha), float(beta)
+        leaves = 1 << (self.capacity - 1).bit_length()
+        self.sum_tree = SegmentTree(leaves, "sum", name="sum_tree")
+        self.min_tree = SegmentTree(leaves, "min", name="min_tree")
+        self.add_components(self.sum_tree, self.min_tree)
+
+    def create_variables(self, input_spaces: dict[str, Space]) -> None:
+        super().create_variables(input_spaces)
+        self.max_priority = self.create_variable("max_priority", (), "float32", 1.0, trainable=False)
+
+    @api
+    def insert_records(self, records: Any) -> None:
+        """Appends a batch of records with the largest priority so far, overwriting the oldest when full."""
+        slots, powered = self._insert_with_max_priority(records)
+        self.sum_tree.update(slots, powered)
+        self.min_tree.update(slots, powered)
+
+    @api
+    def get_records(self, num_records: Any) -> Any:
+        """``(records, indices, importance_weights)`` of ``num_records`` records sampled by priority."""
+        indices = self.sum_tree.find_prefix_sum(self._prefix_sums(num_records, self.sum_tree.reduce()))
+        return self._weighted_records(indices, self.sum_tree.get(indices), self.min_tree.reduce())
+
+    @api(must_be_complete=False)
+    def update_records(self, indices: Any, priorities: Any) -> None:
+        """Sets the priorities of the records at ``indices`` (as returned by ``get_records``)."""
+        powered = self._track_max_priority(priorities)
+        self.sum_tree.update(indices, powered)
+        self.min_tree.update(indices, powered)
+
+    @graph_fn(returns=2, output_spaces=_slots_and_priorities)
+    def _insert_with_max_priority(self, records: Any) -> tuple[Any, Any]:
+        slots = self.write(records)
+        return slots, self.ops.zeros_like(self.ops.cast(slots, "float32")) + self.max_priority ** self.alpha
+
+    @graph_fn(output_spaces=_float_batch)
+    def _prefix_sums(self, num_records: Any, total: Any) -> Any:
+        return self.ops.random_uniform(self.rng, (num_records,)) * total
+
+    @graph_fn(returns=3, output_spaces=_sampled_spaces)
+    def _weighted_records(self, indices: Any, powered: Any, min_powered: Any) -> tuple[Any, Any, Any]:
+        # (N·P(i))^-beta / (N·P_min)^-beta with P(i) = p_i^alpha / total: N and the total cancel
+        return self.read(indices), indices, (powered / min_powered) ** -self.beta
+
+    @graph_fn(output_spaces=_float_batch)
+    def _track_max_priority(self, priorities: Any) -> Any:
+        ops = self.ops
+        priorities = ops.cast(priorities, "float32")
+        largest = ops.reduce_max(ops.concat([ops.reshape(self.max_priority, (1,)), priorities], 0))
+        ops.assign(self.max_priority, largest)
+        return priorities ** self.alpha

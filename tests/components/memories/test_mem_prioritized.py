@@ -1,0 +1,179 @@
+"""PrioritizedReplay: tree contents, sampling frequencies against priorities, importance weights against NumPy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rlworkbench import Component, api, graph_fn
+from rlworkbench.components import from_spec
+from rlworkbench.components.memories import PrioritizedReplay
+from rlworkbench.errors import ConfigError, SpaceError
+from rlworkbench.spaces import BoolBox, Dict, FloatBox, IntBox, Tuple
+from rlworkbench.testing import ComponentTest
+
+CAPACITY, LEAVES = 6, 8  # the trees round the capacity up to a power of two
+ALPHA, BETA = 0.7, 0.5
+RECORDS = Dict(id=FloatBox(), obs=Tuple(FloatBox(shape=(3,)), BoolBox((2,))), act=IntBox(4), add_batch_rank=True)
+SPACES = {"records": RECORDS, "num_records": IntBox(), "indices": IntBox(CAPACITY, add_batch_rank=True),
+          "priorities": FloatBox(0.1, 5.0, add_batch_rank=True)}
+
+
+def batch(ids) -> dict:
+    records = RECORDS.sample(len(ids), seed=len(ids))
+    records["id"] = np.asarray(ids, np.float32)
+    return records
+
+
+@pytest.fixture
+def memory(backend, fresh) -> ComponentTest:
+    return fresh(backend, "prioritized", lambda: PrioritizedReplay(CAPACITY, alpha=ALPHA, beta=BETA), SPACES)
+
+
+def leaves(test: ComponentTest) -> tuple[np.ndarray, np.ndarray]:
+    """The leaves of the sum and min trees."""
+    weights = test.variable_values()
+    prefix = "memory/" if "memory/sum_tree/tree" in weights else ""
+    return weights[f"{prefix}sum_tree/tree"][LEAVES:], weights[f"{prefix}min_tree/tree"][LEAVES:]
+
+
+def reference_weights(powered: np.ndarray, size: int, indices: np.ndarray) -> np.ndarray:
+    """(N·P(i))^-β / max_k (N·P(k))^-β over the stored records k, straight from the definition."""
+    probabilities = powered[:size] / powered[:size].sum()
+    weights = (size * probabilities) ** -BETA
+    return weights[indices] / weights.max()
+
+
+def test_new_records_get_the_largest_priority_so_far(memory):
+    memory.test(("insert_records", batch([0, 1, 2])))
+    sums, mins = leaves(memory)
+    np.testing.assert_allclose(sums, [1, 1, 1, 0, 0, 0, 0, 0])
+    np.testing.assert_allclose(mins, [1, 1, 1, np.inf, np.inf, np.inf, np.inf, np.inf])
+    memory.test(("update_records", [np.array([0, 2]), np.array([0.3, 4.0], np.float32)]))
+    assert memory.variable_values("max_priority") == 4.0
+    memory.test(("update_records", [np.array([1]), np.array([2.0], np.float32)]))  # below the max: max stays
+    memory.test(("insert_records", batch([3, 4, 5, 6])))  # 7 into 6 slots: id 6 overwrites slot 0 (was 0.3)
+    assert memory.variable_values("records/id")[0] == 6
+    sums, mins = leaves(memory)
+    expected = np.array([4.0, 2.0, 4.0, 4.0, 4.0, 4.0]) ** ALPHA
+    np.testing.assert_allclose(sums[:CAPACITY], expected, rtol=1e-6)
+    np.testing.assert_allclose(mins[:CAPACITY], expected, rtol=1e-6)
+    assert np.all(sums[CAPACITY:] == 0) and np.all(mins[CAPACITY:] == np.inf)
+    np.testing.assert_allclose(memory.variable_values("sum_tree/tree")[1], expected.sum(), rtol=1e-6)
+    assert memory.test("get_size") == CAPACITY
+
+
+def test_sampling_frequencies_follow_the_priorities(memory):
+    memory.test(("insert_records", batch(range(5))))  # 5 of 6 slots
+    priorities = np.array([0.2, 1.0, 3.0, 0.6, 2.0], np.float32)
+    memory.test(("update_records", [np.arange(5), priorities]))
+    records, indices, weights = memory.test(("get_records", 20000))
+    expected = priorities ** ALPHA / np.sum(priorities ** ALPHA)
+    counts = np.bincount(indices, minlength=CAPACITY)
+    assert counts[5] == 0  # the empty slot is never sampled
+    np.testing.assert_allclose(counts[:5] / 20000, expected, atol=0.012)  # ~ 4 standard deviations
+    np.testing.assert_array_equal(records["id"], indices.astype(np.float32))  # records come from their slots
+    powered = priorities.astype(np.float64) ** ALPHA
+    np.testing.assert_allclose(weights, reference_weights(powered, 5, indices), rtol=1e-5)
+    assert weights.max() == pytest.approx(1.0) and weights.min() > 0
+    assert np.isclose(weights[indices == 2], reference_weights(powered, 5, np.array([2]))).all()
+
+
+def test_sampled_records_match_their_indices_leaf_for_leaf(memory):
+    records = batch(range(4))
+    memory.test(("insert_records", records))
+    out, indices, weights = memory.test(("get_records", 50))
+    for key, values in RECORDS.flatten(out).items():
+        np.testing.assert_array_equal(values, RECORDS.flatten(records)[key][indices], err_msg=key)
+    np.testing.assert_allclose(weights, np.ones(50))  # equal priorities: equal weights
+    spaces = memory.graph.output_space("get_records")
+    assert spaces == (RECORDS, IntBox(0, CAPACITY, add_batch_rank=True), FloatBox(0.0, 1.0, add_batch_rank=True))
+    assert all(space.contains(value) for space, value in zip(spaces, (out, indices, weights)))
+
+
+def test_update_then_get_in_one_fused_call_sees_the_new_priorities(memory):
+    memory.test(("insert_records", batch(range(6))))
+    priorities = np.array([1e-6, 1e-6, 1e6, 1e-6, 1e-6, 1e-6], np.float32)
+    _, (records, indices, weights) = memory.executor.execute(
+        ("update_records", [np.arange(6), priorities]), ("get_records", 30))
+    assert np.all(indices == 2) and np.all(records["id"] == 2)
+    np.testing.assert_allclose(weights, reference_weights(priorities.astype(np.float64) ** ALPHA, 6, indices),
+                               rtol=1e-5)
+
+
+def test_repeated_indices_in_an_update_take_the_last_priority(memory):
+    memory.test(("insert_records", batch(range(3))))
+    memory.test(("update_records", [np.array([1, 1, 0, 1]), np.array([3.0, 0.4, 2.0, 0.8], np.float32)]))
+    sums, mins = leaves(memory)
+    np.testing.assert_allclose(sums[:3], np.array([2.0, 0.8, 1.0]) ** ALPHA, rtol=1e-6)
+    assert mins[:3].min() == pytest.approx(0.8 ** ALPHA)
+    assert memory.variable_values("max_priority") == 3.0  # the max of all given priorities
+
+
+def test_beta_zero_gives_unit_weights_and_alpha_zero_uniform_sampling(backend):
+    test = ComponentTest(from_spec({"type": "prioritized_replay", "capacity": 4, "alpha": 0.0, "beta": 0.0}),
+                         {**SPACES, "indices": IntBox(4, add_batch_rank=True)}, backend=backend)
+    test.test(("insert_records", batch(range(4))))
+    test.test(("update_records", [np.arange(4), np.array([0.1, 5.0, 1.0, 2.0], np.float32)]))
+    _, indices, weights = test.test(("get_records", 8000))
+    np.testing.assert_allclose(np.bincount(indices, minlength=4) / 8000, np.full(4, 0.25), atol=0.02)
+    np.testing.assert_array_equal(weights, np.ones(8000, np.float32))
+
+
+def test_a_batch_that_does_not_fit_changes_neither_records_nor_trees(memory):
+    memory.test(("insert_records", batch([1, 2])))
+    before = memory.variable_values()
+    bad = {**batch([3]), "obs": (np.zeros((1, 3), np.float32), np.zeros((1, 3), bool))}
+    with pytest.raises(SpaceError) as info:
+        memory.test(("insert_records", bad))
+    assert info.value.key_path == "obs/1" and info.value.argument == "records"
+    with pytest.raises(SpaceError) as info:
+        memory.test(("update_records", [np.array([0]), np.array([[1.0]], np.float32)]))
+    assert info.value.argument == "priorities"
+    for name, value in memory.variable_values().items():
+        np.testing.assert_array_equal(value, before[name], err_msg=name)
+
+
+@pytest.mark.parametrize("argument, value", [("alpha", -0.1), ("beta", "high")])
+def test_exponents_must_be_non_negative_numbers(argument, value):
+    with pytest.raises(ConfigError) as info:
+        PrioritizedReplay(8, **{argument: value})
+    assert info.value.argument == argument
+
+
+class _Learner(Component):
+    """Samples from its memory and gives the sampled records new priorities, all in one API method: the
+    priorities come from the memory's own outputs (the reason ``update_records`` need not be complete)."""
+
+    def __init__(self) -> None:
+        super().__init__(PrioritizedReplay(CAPACITY, alpha=ALPHA, beta=BETA, name="memory"), name="learner")
+
+    @api
+    def observe(self, records):
+        self.sub_components["memory"].insert_records(records)
+
+    @api
+    def learn(self, num_records):
+        memory = self.sub_components["memory"]
+        records, indices, weights = memory.get_records(num_records)
+        memory.update_records(indices, self._priorities(records))
+        return indices, weights
+
+    @graph_fn
+    def _priorities(self, records):
+        return self.ops.abs(records["obs"][0][:, 0]) + 0.5
+
+
+def test_priorities_computed_from_sampled_records_go_back_in_the_same_call(backend):
+    test = ComponentTest(_Learner(), {"records": RECORDS, "num_records": IntBox()}, backend=backend)
+    records = batch(range(5))
+    test.test(("observe", records))
+    indices, weights = test.test(("learn", 12))
+    np.testing.assert_allclose(weights, np.ones(12))  # sampled before the update: all priorities were 1
+    sums, mins = leaves(test)  # scoped below the learner: "memory/sum_tree/tree"
+    priorities = np.abs(records["obs"][0][indices, 0]) + 0.5
+    expected = np.ones(5)
+    expected[indices] = priorities ** ALPHA
+    np.testing.assert_allclose(sums[:5], expected, rtol=1e-6)
+    np.testing.assert_allclose(mins[:5], expected, rtol=1e-6)
+    assert test.variable_values("memory/max_priority") == pytest.approx(max(1.0, priorities.max()))

@@ -1,0 +1,133 @@
+"""SegmentTree: sum and min trees against brute force — leaves, every inner node, reductions, prefix-sum search."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rlworkbench.components import from_spec
+from rlworkbench.components.helpers.segment_tree import SegmentTree
+from rlworkbench.errors import ConfigError
+from rlworkbench.spaces import FloatBox, IntBox
+from rlworkbench.testing import ComponentTest
+
+CAPACITY = 16
+SPACES = {"indices": IntBox(CAPACITY, add_batch_rank=True), "values": FloatBox(0.0, 10.0, add_batch_rank=True),
+          "prefix_sums": FloatBox(0.0, 50.0, add_batch_rank=True)}
+NEUTRAL = {"sum": 0.0, "min": np.inf}
+COMBINE = {"sum": np.sum, "min": np.min}
+
+
+@pytest.fixture
+def trees(backend, fresh):
+    """``trees(reduction)``: an empty tree of that reduction, built once per backend."""
+    def get(reduction: str) -> ComponentTest:
+        api_methods = ["update", "get", "reduce"] + (["find_prefix_sum"] if reduction == "sum" else [])
+        spaces = {k: v for k, v in SPACES.items() if reduction == "sum" or k != "prefix_sums"}
+        return fresh(backend, reduction, lambda: SegmentTree(CAPACITY, reduction), spaces, api_methods=api_methods)
+
+    return get
+
+
+def brute_force_tree(leaves: np.ndarray, reduction: str) -> np.ndarray:
+    """Node ``i`` (1-based heap order) reduces the leaves below it; node 0 is unused (neutral)."""
+    nodes = np.full(2 * len(leaves), NEUTRAL[reduction], np.float32)
+    nodes[len(leaves):] = leaves
+    for node in range(1, len(leaves)):
+        depth = int(np.floor(np.log2(node)))
+        width = len(leaves) >> depth
+        first = (node - (1 << depth)) * width
+        nodes[node] = COMBINE[reduction](leaves[first:first + width])
+    return nodes
+
+
+@pytest.mark.parametrize("reduction", ["sum", "min"])
+def test_random_batch_updates_match_brute_force(trees, reduction):
+    test = trees(reduction)
+    np.testing.assert_array_equal(test.test(("get", np.arange(CAPACITY))), np.full(CAPACITY, NEUTRAL[reduction]))
+    leaves = np.full(CAPACITY, NEUTRAL[reduction], np.float32)
+    rng = np.random.default_rng(0)
+    for step, size in enumerate([1, 5, 16, 3, 40]):  # 40 > capacity: many repeated indices
+        indices = SPACES["indices"].sample(size, seed=rng)
+        values = SPACES["values"].sample(size, seed=rng)
+        test.test(("update", [indices, values]))
+        for index, value in zip(indices, values):  # in order: the last value of a repeated index wins
+            leaves[index] = value
+        np.testing.assert_allclose(test.variable_values("tree"), brute_force_tree(leaves, reduction), rtol=1e-6,
+                                   err_msg=f"step {step}")
+        np.testing.assert_allclose(test.test("reduce"), COMBINE[reduction](leaves), rtol=1e-6)
+        picked = rng.integers(0, CAPACITY, 7)
+        np.testing.assert_array_equal(test.test(("get", picked)), leaves[picked])
+
+
+@pytest.mark.parametrize("reduction", ["sum", "min"])
+def test_repeated_indices_take_the_last_value(trees, reduction):
+    test = trees(reduction)
+    test.test(("update", [np.array([3, 9, 3, 3, 9]), np.array([7.0, 1.0, 2.0, 5.0, 4.0], np.float32)]))
+    np.testing.assert_array_equal(test.test(("get", np.array([3, 9, 0]))), [5.0, 4.0, NEUTRAL[reduction]])
+    assert test.test("reduce") == (9.0 if reduction == "sum" else 4.0)
+
+
+def test_prefix_sum_search_matches_searchsorted(trees):
+    test = trees("sum")
+    rng = np.random.default_rng(1)
+    leaves = rng.integers(0, 4, CAPACITY).astype(np.float32)  # integers (exact sums), some leaves empty
+    leaves[[0, 7, 15]] = 0.0
+    test.test(("update", [np.arange(CAPACITY), leaves]))
+    cumulative = np.cumsum(leaves)
+    total = cumulative[-1]
+    # halves lie strictly inside the intervals; integers are exactly on their boundaries
+    queries = np.concatenate([np.arange(total) + 0.5, np.arange(total)]).astype(np.float32)
+    expected = np.searchsorted(cumulative, queries, side="right")  # j with cum[j-1] <= u < cum[j]
+    found = test.test(("find_prefix_sum", queries))
+    np.testing.assert_array_equal(found, expected)
+    assert np.all(leaves[found] > 0)
+    # at or past the total (rounding of u = uniform * total) the search stays on the last non-empty leaf
+    last = np.flatnonzero(leaves)[-1]
+    np.testing.assert_array_equal(test.test(("find_prefix_sum", np.array([total, total + 7], np.float32))),
+                                  [last, last])
+
+
+def test_prefix_sum_search_never_finds_an_empty_leaf(trees):
+    test = trees("sum")
+    np.testing.assert_array_equal(test.test(("find_prefix_sum", np.array([0.0, 3.0], np.float32))), [0, 0])
+    test.test(("update", [np.array([11]), np.array([0.25], np.float32)]))  # one non-empty leaf
+    queries = SPACES["prefix_sums"].sample(50, seed=2) * np.float32(0.25 / 50.0)
+    np.testing.assert_array_equal(test.test(("find_prefix_sum", queries)), np.full(50, 11))
+
+
+def test_output_spaces(trees):
+    graph = trees("sum").graph
+    assert graph.output_space("reduce") == FloatBox()
+    assert graph.output_space("get") == FloatBox(add_batch_rank=True)
+    assert graph.output_space("find_prefix_sum") == IntBox(0, CAPACITY, add_batch_rank=True)
+    assert graph.output_space("update") is None
+
+
+def test_a_one_leaf_tree(backend):
+    test = ComponentTest(from_spec({"type": "segment_tree", "capacity": 1, "reduction": "min"}),
+                         {"indices": IntBox(1, add_batch_rank=True), "values": FloatBox(add_batch_rank=True)},
+                         backend=backend, api_methods=["update", "reduce"])
+    assert test.test("reduce") == np.inf
+    test.test(("update", [np.array([0, 0]), np.array([3.0, -2.0], np.float32)]))
+    assert test.test("reduce") == -2.0
+
+
+@pytest.mark.parametrize("capacity", [0, 12, -4, 2.0])
+def test_capacity_must_be_a_power_of_two(capacity):
+    with pytest.raises(ConfigError) as info:
+        SegmentTree(capacity)
+    assert info.value.argument == "capacity" and info.value.got == capacity
+
+
+def test_unknown_reduction_is_a_config_error():
+    with pytest.raises(ConfigError) as info:
+        SegmentTree(8, "max")
+    assert info.value.argument == "reduction" and "'max'" in str(info.value)
+
+
+def test_prefix_sum_search_on_a_min_tree_is_a_config_error(backend):
+    with pytest.raises(ConfigError) as info:
+        ComponentTest(SegmentTree(8, "min", name="mins"), {"prefix_sums": FloatBox(add_batch_rank=True)},
+                      backend=backend, api_methods=["find_prefix_sum"])
+    assert info.value.component == "mins" and info.value.argument == "reduction"
