@@ -1,0 +1,78 @@
+"""Parameters that change with the time step (exploration rates, noise scales, learning rates …)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from rlworkbench.components.registry import from_spec, register
+from rlworkbench.core.component import Component
+from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.errors import ConfigError
+from rlworkbench.spaces import FloatBox, Space
+
+
+def _value_space(parameter: TimeDependentParameter, time_step: Space) -> Space:
+    return FloatBox(shape=time_step.shape).with_ranks_of(time_step)
+
+
+class TimeDependentParameter(Component):
+    """Base of the time-dependent parameters: ``get(time_step) -> value`` (float32, the shape of ``time_step``:
+    a scalar step gives a scalar, a batch of steps a batch of values).
+
+    Subclasses write ``value_at(t)``, where ``t`` is the step as a float64 tensor. Any component takes one from a
+    spec with :meth:`from_spec` (a number, a spec dict or a component) and calls ``get`` from its API methods.
+    """
+
+    @api
+    def get(self, time_step: Any) -> Any:
+        """The value at ``time_step`` (float32, shaped like ``time_step``)."""
+        return self._get(time_step)
+
+    @graph_fn(output_spaces=_value_space)
+    def _get(self, time_step: Any) -> Any:
+        return self.ops.cast(self.value_at(self.ops.cast(time_step, "float64")), "float32")
+
+    def value_at(self, t: Any) -> Any:
+        raise NotImplementedError
+
+    @staticmethod
+    def from_spec(spec: float | Mapping[str, Any] | TimeDependentParameter, name: str = "parameter",
+                  ) -> TimeDependentParameter:
+        """A number is a :class:`Constant`; a dict is a spec (``{"type": "linear_decay", "from_value": 1.0,
+        ...}``); a time-dependent parameter component passes as it is. ``name`` names a new component."""
+        if isinstance(spec, TimeDependentParameter):
+            return spec
+        if isinstance(spec, (int, float)) and not isinstance(spec, bool):
+            return Constant(float(spec), name=name)
+        if isinstance(spec, Mapping):
+            component = from_spec(spec, name=name)
+            if isinstance(component, TimeDependentParameter):
+                return component
+            got = type(component).__name__
+        else:
+            got = repr(spec)
+        raise ConfigError("not a time-dependent parameter spec", key_path=name,
+                          expected="a number, a spec dict such as {'type': 'linear_decay', ...} or a "
+                                   "TimeDependentParameter", got=got)
+
+
+def finite_number(value: Any, argument: str, component: str) -> float:
+    """``value`` as a float; a ConfigError naming ``argument`` unless it is a finite number."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ConfigError("needs a finite number", component=component, key_path=argument, expected="finite number",
+                          got=repr(value))
+    return float(value)
+
+
+@register("constant_parameter")
+class Constant(TimeDependentParameter):
+    """``get(time_step)``: the same ``value`` at every time step (a number in a parameter spec means this)."""
+
+    def __init__(self, value: float, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.value = finite_number(value, "value", self.name)
+
+    def value_at(self, t: Any) -> Any:
+        return self.ops.ones_like(t) * self.value

@@ -1,0 +1,130 @@
+"""The :class:`Distribution` base: sampling, log-probabilities, entropy and KL from parameters given as inputs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rlworkbench.components.distributions.parameter_spaces import ParameterSpaces
+from rlworkbench.core.component import Component
+from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.spaces import FloatBox, Space
+
+
+def _value_space(distribution: Distribution, parameters: Space, *_: Space) -> Space:
+    return distribution.value_space(parameters)
+
+
+def _scalar_space(distribution: Distribution, parameters: Space, *_: Space) -> Space:
+    return FloatBox(shape=()).with_ranks_of(distribution.first_parameter(parameters))
+
+
+def _value_and_scalar_spaces(distribution: Distribution, parameters: Space) -> tuple[Space, Space]:
+    return _value_space(distribution, parameters), _scalar_space(distribution, parameters)
+
+
+class Distribution(ParameterSpaces, Component):
+    """A distribution over one action leaf, stateless: its parameters are API inputs (a policy's outputs).
+
+    API methods: ``sample_stochastic(parameters)``, ``sample_deterministic(parameters)``,
+    ``sample_and_log_prob(parameters) -> (sample, log_prob)``, ``log_prob(parameters, values)``,
+    ``entropy(parameters)`` and ``kl_divergence(parameters, other_parameters)`` (``KL(p || q)``, ``p`` from
+    ``parameters``). Values have the shape of the action; log-probabilities, entropies and KLs are summed over
+    the action's own axes (independent elements), leaving the batch/time ranks. Samples are typed as the action
+    space (categories and bounds kept), from the component's own seeded generator.
+
+    Subclasses name their parameters (``parameter_names``; several come as a tuple, see
+    :class:`ParameterSpaces`) and write the element-wise maths: ``_draw``, ``_mode``, ``_log_density``,
+    ``_elementwise_entropy``, ``_elementwise_kl``.
+    """
+
+    def create_variables(self, input_spaces: dict[str, Space]) -> None:
+        first = self.check_input_spaces(input_spaces)
+        self.event_rank = len(self.event_shape(first))
+        self.value_rank = first.num_extra_ranks + self.event_rank
+        self.rng = self.create_random_generator()
+
+    # ----- API ------------------------------------------------------------------------------------------------
+    @api
+    def sample_stochastic(self, parameters: Any) -> Any:
+        """A random sample (from this component's seeded generator)."""
+        return self._sample_stochastic(parameters)
+
+    @api
+    def sample_deterministic(self, parameters: Any) -> Any:
+        """The distribution's most likely or central value (see the distribution)."""
+        return self._sample_deterministic(parameters)
+
+    @api
+    def sample_and_log_prob(self, parameters: Any) -> Any:
+        """``(sample, log_prob)``: a random sample and its log-probability."""
+        return self._sample_and_log_prob(parameters)
+
+    @api
+    def log_prob(self, parameters: Any, values: Any) -> Any:
+        """Log-probability (density) of ``values``, summed over the action's axes."""
+        return self._log_prob(parameters, values)
+
+    @api
+    def entropy(self, parameters: Any) -> Any:
+        """Entropy, summed over the action's axes."""
+        return self._entropy(parameters)
+
+    @api
+    def kl_divergence(self, parameters: Any, other_parameters: Any) -> Any:
+        """``KL(p || q)``, ``p`` from ``parameters``, ``q`` from ``other_parameters``, summed over the action's axes."""
+        return self._kl_divergence(parameters, other_parameters)
+
+    # ----- graph functions: element-wise maths, summed over the action's axes ---------------------------------
+    @graph_fn(output_spaces=_value_space)
+    def _sample_stochastic(self, parameters: Any) -> Any:
+        return self._draw(parameters)
+
+    @graph_fn(output_spaces=_value_space)
+    def _sample_deterministic(self, parameters: Any) -> Any:
+        return self._mode(parameters)
+
+    @graph_fn(returns=2, output_spaces=_value_and_scalar_spaces)
+    def _sample_and_log_prob(self, parameters: Any) -> Any:
+        values, log_density = self._draw_with_log_density(parameters)
+        return values, self._sum_event(log_density)
+
+    @graph_fn(output_spaces=_scalar_space)
+    def _log_prob(self, parameters: Any, values: Any) -> Any:
+        return self._sum_event(self._log_density(parameters, values))
+
+    @graph_fn(output_spaces=_scalar_space)
+    def _entropy(self, parameters: Any) -> Any:
+        return self._sum_event(self._elementwise_entropy(parameters))
+
+    @graph_fn(output_spaces=_scalar_space)
+    def _kl_divergence(self, parameters: Any, other_parameters: Any) -> Any:
+        return self._sum_event(self._elementwise_kl(parameters, other_parameters))
+
+    def _sum_event(self, x: Any) -> Any:
+        for _ in range(self.event_rank):
+            x = self.ops.reduce_sum(x, -1)
+        return x
+
+    def _value_shape(self, x: Any) -> tuple[Any, ...]:
+        """The full (batch, time and action) shape of values, read off a tensor that has it."""
+        return self.ops.leading_dims(x, self.value_rank)
+
+    # ----- maths, element-wise (subclasses) -------------------------------------------------------------------
+    def _draw(self, parameters: Any) -> Any:
+        raise NotImplementedError
+
+    def _mode(self, parameters: Any) -> Any:
+        raise NotImplementedError
+
+    def _draw_with_log_density(self, parameters: Any) -> tuple[Any, Any]:
+        values = self._draw(parameters)
+        return values, self._log_density(parameters, values)
+
+    def _log_density(self, parameters: Any, values: Any) -> Any:
+        raise NotImplementedError
+
+    def _elementwise_entropy(self, parameters: Any) -> Any:
+        raise NotImplementedError
+
+    def _elementwise_kl(self, parameters: Any, other_parameters: Any) -> Any:
+        raise NotImplementedError

@@ -1,0 +1,150 @@
+"""A stochastic policy: network → one action adapter and one distribution per action leaf."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rlworkbench.components.distributions import Distribution, distribution_for
+from rlworkbench.components.helpers.container_splitter import ContainerSplitter
+from rlworkbench.components.layers.neural_network import NeuralNetwork
+from rlworkbench.components.policies.action_adapters import adapter_for
+from rlworkbench.components.registry import from_spec, register
+from rlworkbench.core.component import Component
+from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.probing import structure_to_space
+from rlworkbench.errors import ConfigError
+from rlworkbench.spaces import ContainerSpace, Space
+
+DistributionSpec = str | Mapping[str, Any] | Distribution | None
+
+
+def network_from_spec(spec: Component | Sequence[Any] | Mapping[str, Any], name: str = "network") -> Component:
+    """A component as it is, a list of layer specs as a :class:`NeuralNetwork`, a dict as a component spec."""
+    if isinstance(spec, Component):
+        return spec
+    if isinstance(spec, Sequence) and not isinstance(spec, str):
+        return NeuralNetwork(spec, name=name)
+    if isinstance(spec, Mapping):
+        return from_spec(spec, name=name)
+    raise ConfigError("bad network spec", key_path="network_spec", expected="a Component, a list of layer specs "
+                      "or a component spec dict", got=repr(spec))
+
+
+def _nested_space(policy: Policy, *leaves: Space) -> Space:
+    return structure_to_space(policy.action_space.unflatten(dict(zip(policy.keys, leaves))), lambda leaf: leaf)
+
+
+@register("policy")
+class Policy(Component):
+    """``network_spec`` (a network, or a list of layer specs) followed, per leaf of ``action_space``, by an
+    action adapter (a Dense layer) and a distribution. Leaves get categorical (IntBox), bernoulli (BoolBox) or
+    normal (FloatBox) distributions unless ``distributions`` says otherwise: one spec for a single action, a
+    ``{key_path: spec}`` dict for a container (``"squashed_normal"``, ``{"type": "beta"}``, a component).
+    Normal samples are unbounded (typed so): clip them for the env, or pick squashed_normal / beta for bounds.
+
+    API methods take ``states`` (whatever the network takes) and return values nested like the action space,
+    with the states' batch/time ranks. Log-probs, entropies and KLs are per leaf, summed over each leaf's own
+    axes (sum the leaves for a joint value); ``other_parameters`` are shaped as ``get_parameters`` returns them.
+    """
+
+    def __init__(self, network_spec: Any, action_space: Space, distributions: DistributionSpec = None,
+                 **kwargs: Any):
+        super().__init__(**kwargs)
+        if not isinstance(action_space, Space):
+            raise ConfigError("action_space must be a Space", component=self.name, argument="action_space",
+                              expected="Space", got=type(action_space).__name__)
+        self.action_space = action_space.strip_ranks()
+        self.is_container = isinstance(self.action_space, ContainerSpace)
+        leaves = self.action_space.flatten()
+        self.keys = list(leaves)
+        specs = self._leaf_specs(distributions)
+        self.network = network_from_spec(network_spec)
+        self.distributions = {key: distribution_for(leaf, specs.get(key), self._leaf_name("distribution", key),
+                                                    key_path=key or None) for key, leaf in leaves.items()}
+        self.adapters = {key: self.make_adapter(leaf, self.distributions[key], self._leaf_name("action_adapter", key))
+                         for key, leaf in leaves.items()}
+        self.add_components(self.network, *self.adapters.values(), *self.distributions.values())
+        if self.is_container:
+            self.splitters = {what: ContainerSplitter(*self.keys, name=f"{what}_splitter")
+                              for what in ("action", "parameter")}
+            self.add_components(*self.splitters.values())
+
+    def make_adapter(self, space: Space, distribution: Distribution, name: str) -> Component:
+        """The adapter for one leaf (subclasses may give their own, with the same ``get_parameters`` API)."""
+        return adapter_for(space, distribution, name=name)
+
+    def _leaf_specs(self, distributions: Any) -> dict[str, DistributionSpec]:
+        if not self.is_container or distributions is None:
+            return {"": distributions}
+        if not isinstance(distributions, Mapping) or "type" in distributions:
+            raise ConfigError("a container action space takes a {key_path: spec} dict of distributions",
+                              component=self.name, argument="distributions", expected=self.keys, got=distributions)
+        unknown = sorted(set(distributions) - set(self.keys))
+        if unknown:
+            raise ConfigError("distributions for keys the action space does not have", component=self.name,
+                              argument="distributions", expected=self.keys, got=unknown)
+        return dict(distributions)
+
+    def _leaf_name(self, prefix: str, key: str) -> str:
+        return f"{prefix}_{re.sub(r'[^A-Za-z0-9_.-]', '.', key)}" if key else prefix
+
+    # ----- routing per leaf ----------------------------------------------------------------------------------
+    def _leaf_parameters(self, states: Any) -> list[Any]:
+        outputs = self.network.apply(states)
+        return [self.adapters[key].get_parameters(outputs) for key in self.keys]
+
+    def _split(self, what: str, value: Any) -> list[Any]:
+        if not self.is_container:
+            return [value]
+        parts = self.splitters[what].split(value)
+        return list(parts) if len(self.keys) > 1 else [parts]
+
+    def _per_leaf(self, api_name: str, *per_leaf: list[Any]) -> list[Any]:
+        return [getattr(self.distributions[key], api_name)(*args) for key, *args in zip(self.keys, *per_leaf)]
+
+    def _join(self, leaves: list[Any]) -> Any:
+        return self._nest(*leaves) if self.is_container else leaves[0]
+
+    @graph_fn(output_spaces=_nested_space)
+    def _nest(self, *leaves: Any) -> Any:
+        return self.action_space.unflatten(dict(zip(self.keys, leaves)))
+
+    # ----- API -----------------------------------------------------------------------------------------------
+    @api
+    def get_parameters(self, states: Any) -> Any:
+        """The distribution parameters per action leaf (e.g. to keep for a later KL)."""
+        return self._join(self._leaf_parameters(states))
+
+    @api
+    def get_deterministic_action(self, states: Any) -> Any:
+        """The distributions' deterministic samples (argmax, mean, ...)."""
+        return self._join(self._per_leaf("sample_deterministic", self._leaf_parameters(states)))
+
+    @api
+    def get_stochastic_action(self, states: Any) -> Any:
+        """Random actions from the distributions."""
+        return self._join(self._per_leaf("sample_stochastic", self._leaf_parameters(states)))
+
+    @api
+    def get_action_and_log_prob(self, states: Any) -> Any:
+        """``(actions, log_probs)``: random actions and their log-probabilities."""
+        pairs = self._per_leaf("sample_and_log_prob", self._leaf_parameters(states))
+        return self._join([action for action, _ in pairs]), self._join([log_prob for _, log_prob in pairs])
+
+    @api
+    def get_log_probs(self, states: Any, actions: Any) -> Any:
+        """Log-probabilities of ``actions`` (shaped like the action space, with the states' ranks)."""
+        return self._join(self._per_leaf("log_prob", self._leaf_parameters(states), self._split("action", actions)))
+
+    @api
+    def get_entropy(self, states: Any) -> Any:
+        """Entropies of the distributions."""
+        return self._join(self._per_leaf("entropy", self._leaf_parameters(states)))
+
+    @api
+    def get_kl_divergence(self, states: Any, other_parameters: Any) -> Any:
+        """``KL(π(·|states) || other)``, ``other_parameters`` shaped as ``get_parameters`` returns them."""
+        other = self._split("parameter", other_parameters)
+        return self._join(self._per_leaf("kl_divergence", self._leaf_parameters(states), other))
