@@ -2,7 +2,9 @@
 
 A component is *input-complete* once every argument of every API method it must build has a space; then its
 ``create_variables`` runs under its device, and its graph functions run (or are traced) as soon as their inputs
-have spaces, giving the spaces of their outputs to the next components. Components are visited breadth first.
+have spaces, giving the spaces of their outputs to the next components. Components are visited breadth first;
+one whose ``create_variables`` reads other components' variables (``reads_variables_of``: an optimizer, a target
+network sync) also waits until those are built.
 If the build gets stuck, the :class:`BuildError` names the component, API method and argument whose space
 never arrived, and carries the partial graph.
 """
@@ -146,7 +148,7 @@ class _Build:
         while progress and (waiting or pending):
             progress = False
             for component in list(waiting):
-                if not self._missing_inputs(component):
+                if not self._missing_inputs(component) and not self._unbuilt_sources(component, waiting):
                     self._create_variables(component)
                     waiting.remove(component)
                     progress = True
@@ -166,6 +168,18 @@ class _Build:
                     key = (call.name, param)
                     needed[key] = needed.get(key, False) or record.space is not None
         return [key for key, known in needed.items() if not known]
+
+    def _unbuilt_sources(self, component: Component, waiting: list[Component]) -> list[Component]:
+        """The components named by ``reads_variables_of`` with (called) sub-components still to be built; the
+        asking component's own subtree does not count (an optimizer of its parent's variables)."""
+        try:
+            sources = component.reads_variables_of()
+        except RLWorkbenchError as error:
+            raise self._located(error, component=component.path) from None
+        if not sources:
+            return []
+        unbuilt = {id(c) for c in waiting} - {id(c) for c in component.walk()}
+        return [source for source in sources if any(id(c) in unbuilt for c in source.walk())]
 
     def _known_inputs(self, component: Component) -> dict[str, Space]:
         known: dict[str, Space] = {}
@@ -232,6 +246,14 @@ class _Build:
                              "create its variables (if the value depends on this component's own outputs, "
                              "declare the API method with @api(must_be_complete=False))",
                              component=component.path, api_method=api_name, argument=param, graph=self.graph)
+        blocked = [(c, source) for c in waiting for source in self._unbuilt_sources(c, waiting)]
+        if blocked:
+            component, source = blocked[0]
+            api_name = self.graph.calls_of(component)[0].name
+            self.graph.stuck = Stuck(component.path, api_name, f"variables of {source.path}")
+            raise BuildError(f"create_variables needs the variables of '{source.path}', but those wait (directly "
+                             "or not) for this component: a cycle", component=component.path, api_method=api_name,
+                             graph=self.graph)
         call = pending[0]
         self.graph.stuck = Stuck(call.component.path, call.api_call.name, call.name)
         raise BuildError("graph function inputs never got spaces", component=call.component.path,

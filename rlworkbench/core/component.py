@@ -119,6 +119,11 @@ class Component:
     def create_variables(self, input_spaces: dict[str, Space]) -> None:
         """Creates this component's variables; ``input_spaces`` maps API parameter names to spaces."""
 
+    def reads_variables_of(self) -> list[Component]:
+        """Components whose variables :meth:`create_variables` reads (an optimizer's model, a target network's
+        source): the build creates theirs first, whatever the data flow. None by default."""
+        return []
+
     def create_variable(self, name: str, shape: tuple[int, ...] = (), dtype: str = "float32",
                         initializer: Any = "zeros", trainable: bool = True, layout: str = "row_major") -> Any:
         """A backend variable on this component's device, initialised reproducibly from the build seed.

@@ -13,7 +13,8 @@ from rlworkbench.core.decorators import api
 
 @register("preprocessor_stack")
 class PreprocessorStack(Stack):
-    """``PreprocessorStack([Clip(-1, 1), {"type": "multiply", "factor": 2.0}])``: ``preprocess`` runs them in order."""
+    """``PreprocessorStack([Clip(-1, 1), {"type": "multiply", "factor": 2.0}])``: ``preprocess`` runs them in order;
+    ``reset()`` resets the stateful ones (those with a ``reset`` API method: frame stacks, running normalisers)."""
 
     def __init__(self, preprocessors: Sequence[Component | Mapping[str, Any]] = (), **kwargs: Any):
         super().__init__(preprocessors, **kwargs)
@@ -22,3 +23,10 @@ class PreprocessorStack(Stack):
     @api
     def preprocess(self, inputs: Any) -> Any:
         return self.chain("preprocess", inputs)
+
+    @api
+    def reset(self) -> None:
+        """Resets the stateful members: those with a ``reset`` API method (frame stacks, running normalisers)."""
+        for item in self.preprocessors:
+            if "reset" in item.api_methods:
+                item.reset()

@@ -1,0 +1,44 @@
+"""Adam: bias-corrected first and second moment estimates (Kingma & Ba, 2015)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rlworkbench.components.optimizers.optimizer import Optimizer, fraction, positive
+from rlworkbench.components.registry import register
+
+
+@register("adam")
+class Adam(Optimizer):
+    """Adam as in the paper's Algorithm 1 and ``torch.optim.Adam``, with slots ``m/<var>`` and ``v/<var>``::
+
+        m = beta1 * m + (1 - beta1) * g;  v = beta2 * v + (1 - beta2) * g**2
+        var -= learning_rate * (m / (1 - beta1**t)) / (sqrt(v / (1 - beta2**t)) + epsilon)
+
+    ``t`` is the update number (the ``steps`` variable, from 1).
+    ``step(loss) -> (loss, grad_norm)`` minimises a scalar loss over the trainable variables of ``variables_of`` (a
+    component or a path relative to the optimizer's parent), gradients optionally clipped element-wise
+    (``clip_grad_value``), then by global norm (``clip_grad_norm``); see :class:`Optimizer`.
+    """
+
+    def __init__(self, learning_rate: float = 1e-3, beta1: float = 0.9, beta2: float = 0.999,
+                 epsilon: float = 1e-8, **kwargs: Any):
+        super().__init__(learning_rate, **kwargs)
+        self.beta1 = fraction(self.name, "beta1", beta1)
+        self.beta2 = fraction(self.name, "beta2", beta2)
+        self.epsilon = positive(self.name, "epsilon", epsilon)
+
+    def create_slots(self) -> None:
+        self.first_moments = self.slot("m")
+        self.second_moments = self.slot("v")
+
+    def apply_gradients(self, grads: list[Any], step: Any) -> None:
+        correction1 = 1.0 - self.beta1 ** step
+        correction2 = 1.0 - self.beta2 ** step
+        for variable, grad, m, v in zip(self.variable_list, grads, self.first_moments, self.second_moments):
+            new_m = self.beta1 * m + (1.0 - self.beta1) * grad
+            new_v = self.beta2 * v + (1.0 - self.beta2) * self.ops.square(grad)
+            self.ops.assign(m, new_m)
+            self.ops.assign(v, new_v)
+            denominator = self.ops.sqrt(new_v / correction2) + self.epsilon
+            self.ops.assign_sub(variable, self.learning_rate * (new_m / correction1) / denominator)

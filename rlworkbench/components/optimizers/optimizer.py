@@ -1,0 +1,114 @@
+"""The :class:`Optimizer` base: ``step(loss)`` minimises a scalar loss over another component's variables."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rlworkbench.components.helpers.references import ComponentRef, resolve_component
+from rlworkbench.core.component import Component
+from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.errors import ConfigError, SpaceError
+from rlworkbench.spaces import FloatBox, Space
+
+
+def positive(owner: str, key: str, value: float | None, optional: bool = False) -> float | None:
+    """``value`` as a float, checked ``> 0`` (``None`` passes when ``optional``)."""
+    if value is None and optional:
+        return None
+    if value is None or not float(value) > 0:
+        raise ConfigError("must be a number above 0", component=owner, key_path=key, expected="> 0", got=value)
+    return float(value)
+
+
+def fraction(owner: str, key: str, value: float) -> float:
+    """``value`` as a float, checked to lie in ``[0, 1)`` (decay rates, momenta)."""
+    if not 0.0 <= float(value) < 1.0:
+        raise ConfigError("must lie in [0, 1)", component=owner, key_path=key, expected="0 <= value < 1", got=value)
+    return float(value)
+
+
+class Optimizer(Component):
+    """Minimises ``loss`` over the trainable variables of ``variables_of``; subclasses write the update rule.
+
+    ``variables_of``: the component(s) to optimise — objects, or paths relative to the optimizer's parent
+    (``"policy/network"``). The optimizer is a sibling of the model under a root that computes the loss from the
+    model's outputs; the build creates the model's variables before the optimizer's (``reads_variables_of``).
+
+    API: ``step(loss) -> (loss, grad_norm)``. ``loss`` is a scalar float (reduce per-sample losses first). The
+    gradients of every variable are clipped element-wise to ``[-clip_grad_value, clip_grad_value]``, then scaled
+    to a global norm of at most ``clip_grad_norm`` (each when given), and applied. ``grad_norm`` is the global norm
+    of the unclipped gradients. State — the step counter ``steps`` and the update rule's slots, named
+    ``<slot>/<variable path>`` (``m/policy/dense/kernel``) — is non-trainable variables.
+    """
+
+    def __init__(self, learning_rate: float, variables_of: ComponentRef | Sequence[ComponentRef],
+                 clip_grad_norm: float | None = None, clip_grad_value: float | None = None, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.learning_rate = positive(self.name, "learning_rate", learning_rate)
+        self.clip_grad_norm = positive(self.name, "clip_grad_norm", clip_grad_norm, optional=True)
+        self.clip_grad_value = positive(self.name, "clip_grad_value", clip_grad_value, optional=True)
+        refs = [variables_of] if isinstance(variables_of, (str, Component)) else list(variables_of)
+        if not refs:
+            raise ConfigError("an optimizer needs the component(s) whose variables it optimises", component=self.name,
+                              key_path="variables_of", expected="a component or a path", got=variables_of)
+        self.variables_of = refs
+
+    def reads_variables_of(self) -> list[Component]:
+        targets = [resolve_component(self, ref, "variables_of") for ref in self.variables_of]
+        return list({id(t): t for t in targets}.values())
+
+    def create_variables(self, input_spaces: dict[str, Space]) -> None:
+        loss = input_spaces["loss"]
+        if not isinstance(loss, FloatBox) or loss.shape != () or loss.num_extra_ranks:
+            raise SpaceError("the loss to minimise must be a scalar float", argument="loss",
+                             expected="FloatBox() without batch/time ranks (reduce per-sample losses first)", got=loss)
+        anchor = self.parent if self.parent is not None else self
+        found: dict[str, Any] = {}
+        for target in self.reads_variables_of():
+            prefix = target.relative_path(anchor) if target is not anchor else ""
+            for name, variable in target.variables(trainable_only=True).items():
+                if all(variable is not v for v in found.values()):
+                    found[f"{prefix}/{name}" if prefix else name] = variable
+        if not found:
+            raise ConfigError("no trainable variables to optimise (a component no API method calls has none)",
+                              component=self.path, key_path="variables_of",
+                              expected="components with trainable variables",
+                              got=[t.path for t in self.reads_variables_of()])
+        self.variables_to_optimize = found
+        self.variable_list = list(found.values())
+        self.steps = self.create_variable("steps", (), dtype="int64", trainable=False)
+        self.create_slots()
+
+    def create_slots(self) -> None:
+        """Creates the update rule's state with :meth:`slot` (none by default)."""
+
+    def slot(self, slot_name: str) -> list[Any]:
+        """One zero-initialised, non-trainable variable per optimised variable (same shape and dtype)."""
+        slots = []
+        for name, variable in self.variables_to_optimize.items():
+            value = self.backend.read(variable)
+            slots.append(self.create_variable(f"{slot_name}/{name}", value.shape, dtype=value.dtype.name,
+                                              trainable=False))
+        return slots
+
+    @api
+    def step(self, loss: Any) -> Any:
+        return self._step(loss)
+
+    @graph_fn(returns=2, requires_grad=True)
+    def _step(self, loss: Any) -> Any:
+        grads = self.ops.gradients(loss, self.variable_list)
+        norm = self.ops.global_norm(grads)
+        if self.clip_grad_value is not None:
+            grads = [self.ops.clip(g, -self.clip_grad_value, self.clip_grad_value) for g in grads]
+        if self.clip_grad_norm is not None:
+            grads = self.ops.clip_by_global_norm(grads, self.clip_grad_norm)
+        step = self.ops.cast(self.steps, "float32") + 1.0  # 1 on the first update
+        self.apply_gradients(grads, step)
+        self.ops.assign_add(self.steps, 1)
+        return loss, norm
+
+    def apply_gradients(self, grads: list[Any], step: Any) -> None:
+        """Changes ``self.variable_list`` (and slots) with ``self.ops.assign*``; ``step`` counts from 1."""
+        raise NotImplementedError(f"{type(self).__name__} must implement apply_gradients")
