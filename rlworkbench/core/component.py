@@ -22,7 +22,9 @@ _NAME = re.compile(r"^[A-Za-z0-9_.\-]+$")
 
 
 def _snake_case(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+    """``PreprocessorStack`` → ``preprocessor_stack``; acronyms stay whole: ``DQNLoss`` → ``dqn_loss``,
+    ``LSTM`` → ``lstm``, ``Conv2D`` → ``conv2d``."""
+    return re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
 
 
 class Component:

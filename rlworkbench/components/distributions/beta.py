@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from rlworkbench.components.distributions.bounds import Bounds
+from rlworkbench.components.distributions.bounds import BoundedValues
 from rlworkbench.components.distributions.distribution import Distribution
 from rlworkbench.components.registry import register
-from rlworkbench.spaces import Space
 
 _EPSILON = 1e-6
 
 
 @register("beta")
-class Beta(Distribution):
+class Beta(BoundedValues, Distribution):
     """``low + (high - low) * x`` with ``x ~ Beta(alpha, beta)`` per element: parameters ``(alpha, beta)``, two
     ``FloatBox(shape)`` of positive values → actions ``FloatBox(low, high, shape)`` (bounds from the action space).
 
@@ -24,17 +23,7 @@ class Beta(Distribution):
 
     parameter_names = ("alpha", "beta")
 
-    def __init__(self, low: Any = 0.0, high: Any = 1.0, **kwargs: Any):
-        super().__init__(**kwargs)
-        self.bounds = Bounds(low, high, self.name)
-
-    @classmethod
-    def space_arguments(cls, space: Space) -> dict[str, Any]:
-        return Bounds.of_space(space, cls.__name__)
-
-    def value_leaf(self, shape: tuple[int, ...]) -> Space:
-        self.bounds.check_shape(shape, self.path)
-        return self.bounds.space(shape)
+    default_bounds = (0.0, 1.0)
 
     def _log_beta_function(self, alpha: Any, beta: Any) -> Any:
         return self.ops.lgamma(alpha) + self.ops.lgamma(beta) - self.ops.lgamma(alpha + beta)

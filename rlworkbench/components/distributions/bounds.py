@@ -63,3 +63,23 @@ class Bounds:
     def log_span(self, ops: Any) -> Any:
         """``log(high - low)``, the log-density correction of the scaling."""
         return self._constant(ops, self._log_span)
+
+
+class BoundedValues:
+    """Mixin for distributions whose values live in ``[low, high]`` of a float action space (bounds given, or
+    taken from the action space by ``distribution_for``); subclasses set the default bounds."""
+
+    default_bounds: tuple[float, float] = (0.0, 1.0)
+
+    def __init__(self, low: Any = None, high: Any = None, **kwargs: Any):
+        super().__init__(**kwargs)
+        default_low, default_high = self.default_bounds
+        self.bounds = Bounds(default_low if low is None else low, default_high if high is None else high, self.name)
+
+    @classmethod
+    def space_arguments(cls, space: Space) -> dict[str, Any]:
+        return Bounds.of_space(space, cls.__name__)
+
+    def value_leaf(self, shape: tuple[int, ...]) -> Space:
+        self.bounds.check_shape(shape, self.path)
+        return self.bounds.space(shape)

@@ -7,17 +7,16 @@ from typing import Any
 
 import numpy as np
 
-from rlworkbench.components.distributions.bounds import Bounds
+from rlworkbench.components.distributions.bounds import BoundedValues
 from rlworkbench.components.distributions.normal import HALF_LOG_TWO_PI, Normal
 from rlworkbench.components.registry import register
-from rlworkbench.spaces import Space
 
 _NODES, _WEIGHTS = np.polynomial.hermite.hermgauss(64)
 _EPSILON = 1e-6
 
 
 @register("squashed_normal")
-class SquashedNormal(Normal):
+class SquashedNormal(BoundedValues, Normal):
     """``low + (high - low) * (tanh(u) + 1) / 2`` with ``u ~ N(mean, exp(log_std) ** 2)`` per element.
 
     Parameters ``(mean, log_std)`` as for :class:`Normal`; actions ``FloatBox(low, high, shape)`` (bounds from the
@@ -29,17 +28,7 @@ class SquashedNormal(Normal):
     deterministic and differentiable, within 2e-4 nats per element for ``std <= 3`` (4e-3 at 5, 2e-2 at 7.4).
     """
 
-    def __init__(self, low: Any = -1.0, high: Any = 1.0, **kwargs: Any):
-        super().__init__(**kwargs)
-        self.bounds = Bounds(low, high, self.name)
-
-    @classmethod
-    def space_arguments(cls, space: Space) -> dict[str, Any]:
-        return Bounds.of_space(space, cls.__name__)
-
-    def value_leaf(self, shape: tuple[int, ...]) -> Space:
-        self.bounds.check_shape(shape, self.path)
-        return self.bounds.space(shape)
+    default_bounds = (-1.0, 1.0)
 
     def _squash(self, u: Any) -> Any:
         return self.bounds.scale(self.ops, 0.5 * (self.ops.activation("tanh")(u) + 1.0))
