@@ -18,6 +18,7 @@ test: bootstrap
 bench: bootstrap
 	$(VENV_PY) -m bench.build_overhead
 	$(VENV_PY) -m bench.act_overhead
+	$(VENV_PY) -m bench.backends
 
 lint: bootstrap
 	$(VENV_PY) -m ruff check rlworkbench tests bench

@@ -34,10 +34,11 @@ BATCHES = (1, 256)
 TARGETS = {1: 1.10, 256: 1.02}
 
 
-def build_ours(inputs: int, layers: Sequence[tuple[int, str | None]]) -> Any:
+def build_ours(inputs: int, layers: Sequence[tuple[int, str | None]], backend: str = "torch",
+               executor_options: dict[str, Any] | None = None) -> Any:
     network = NeuralNetwork([Dense(units, activation=act, name=f"dense_{i}") for i, (units, act) in enumerate(layers)])
-    return rlworkbench.build(network, {"inputs": FloatBox(shape=(inputs,), add_batch_rank=True)}, backend="torch",
-                             seed=SEED)
+    return rlworkbench.build(network, {"inputs": FloatBox(shape=(inputs,), add_batch_rank=True)}, backend=backend,
+                             seed=SEED, executor_options=executor_options)
 
 
 def build_baseline(inputs: int, layers: Sequence[tuple[int, str | None]], weights: dict[str, np.ndarray]) -> Any:
@@ -90,10 +91,11 @@ def floor_call(layers: Sequence[tuple[int, str | None]], weights: dict[str, np.n
     return act
 
 
-def _check_equal(case: str, batch: int, name: str, ours: np.ndarray, other: np.ndarray) -> None:
+def check_equal(case: str, batch: int, name: str, ours: np.ndarray, other: np.ndarray, rtol: float = 1e-5,
+                atol: float = 1e-6, ours_name: str = "ours") -> None:
     if not (ours.shape == other.shape and ours.dtype == other.dtype
-            and np.allclose(ours, other, rtol=1e-5, atol=1e-6)):
-        raise AssertionError(f"{case}, batch {batch}: outputs of ours and {name} differ "
+            and np.allclose(ours, other, rtol=rtol, atol=atol)):
+        raise AssertionError(f"{case}, batch {batch}: outputs of {ours_name} and {name} differ "
                              f"(shapes {ours.shape} / {other.shape}, max |diff| {np.max(np.abs(ours - other))})")
 
 
@@ -108,10 +110,10 @@ def measure(case: str, batch: int, rounds: int, round_s: float) -> dict[str, Any
     reference = executor.execute("apply", x)
     for name in ("baseline", "floor"):
         fn, args = contenders[name]
-        _check_equal(case, batch, name, reference, fn(*args))
-    calls = max(common.calls_for(fn, args, round_s) for fn, args in contenders.values())
-    samples = common.interleaved({name: (lambda fn=fn, args=args: common.time_calls_ns(fn, args, calls) / 1e3)
-                                  for name, (fn, args) in contenders.items()}, rounds)
+        check_equal(case, batch, name, reference, fn(*args))
+    timed, counts = common.per_call_us(contenders, round_s, shared=True)
+    calls = counts["ours"]
+    samples = common.interleaved(timed, rounds)
     ours, theirs, floor = (common.median(samples[name]) for name in ("ours", "baseline", "floor"))
     target = TARGETS[batch]
     return {

@@ -77,18 +77,24 @@ CASES: list[tuple[str, Callable[[], Component], Callable[[], Any], float | None]
 ]
 
 
-def measure_case(make: Callable[[], Component], baseline: Callable[[], Any], repeats: int,
-                 warmup: int) -> dict[str, list[float]]:
+def build_ms(make: Callable[[], Component], backend: str = "torch") -> Callable[[], float]:
+    """A contender for :func:`common.interleaved`: composes a fresh tree with ``make`` (untimed), then returns
+    the milliseconds ``rlworkbench.build`` of it on ``backend`` takes."""
     spaces = {"inputs": FloatBox(shape=(WIDTH,), add_batch_rank=True)}
 
     def ours() -> float:
         root = make()
-        return common.time_once_ns(lambda: rlworkbench.build(root, spaces, backend="torch", seed=SEED)) / 1e6
+        return common.time_once_ns(lambda: rlworkbench.build(root, spaces, backend=backend, seed=SEED)) / 1e6
 
+    return ours
+
+
+def measure_case(make: Callable[[], Component], baseline: Callable[[], Any], repeats: int,
+                 warmup: int) -> dict[str, list[float]]:
     def theirs() -> float:
         return common.time_once_ns(baseline) / 1e6
 
-    contenders = {"ours": ours, "baseline": theirs}
+    contenders = {"ours": build_ms(make), "baseline": theirs}
     common.interleaved(contenders, warmup)
     return common.interleaved(contenders, repeats)
 

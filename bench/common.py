@@ -54,6 +54,23 @@ def torch_threads(threads: int | None) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
+def pin_tf_threads(threads: int | None) -> int:
+    """Sets TensorFlow's intra- and inter-op pools to ``threads`` threads (``None``/``0``: TF's default, one per
+    core); returns the intra-op count in effect (0 = TF's default).
+
+    TF fixes its pools when its runtime starts (the first op anywhere in the process) and cannot restore them,
+    so unlike :func:`torch_threads` this is no context manager: once the runtime runs, a different count is
+    left as it is (and the returned figure says so). Import TF with ``TF_CPP_MIN_LOG_LEVEL=2`` set first.
+    """
+    import tensorflow as tf
+
+    if threads:
+        with contextlib.suppress(RuntimeError):  # runtime already started: keep what it has
+            tf.config.threading.set_intra_op_parallelism_threads(threads)
+            tf.config.threading.set_inter_op_parallelism_threads(threads)
+    return tf.config.threading.get_intra_op_parallelism_threads()
+
+
 # ----- timing -------------------------------------------------------------------------------------------------
 def time_once_ns(fn: Callable[[], Any]) -> int:
     """Wall time of one call of ``fn`` in ns, with the garbage collector off while it runs."""
@@ -88,6 +105,21 @@ def calls_for(fn: Callable[..., Any], args: tuple, round_s: float, min_calls: in
         if per_call * calls >= round_s * 1e9 / 4 or calls >= 1_000_000:
             return max(min_calls, int(round_s * 1e9 / max(per_call, 1.0)))
         calls *= 4
+
+
+def per_call_us(calls: dict[str, tuple[Callable[..., Any], tuple]], round_s: float,
+                shared: bool = False) -> tuple[dict[str, Callable[[], float]], dict[str, int]]:
+    """Contenders for :func:`interleaved` from ``{name: (fn, args)}``: one measurement is the mean µs per call of
+    ``fn(*args)`` over a round of back-to-back calls. Each contender's round lasts about ``round_s`` (a fast and
+    a slow contender then get equal stretches of the machine), or, with ``shared``, every contender makes the
+    same number of calls (the most any of them needs). Returns the contenders and their calls per round.
+    """
+    counts = {name: calls_for(fn, args, round_s) for name, (fn, args) in calls.items()}
+    if shared:
+        counts = dict.fromkeys(counts, max(counts.values()))
+    contenders = {name: (lambda fn=fn, args=args, n=counts[name]: time_calls_ns(fn, args, n) / 1e3)
+                  for name, (fn, args) in calls.items()}
+    return contenders, counts
 
 
 def settle() -> None:
@@ -128,23 +160,35 @@ def paired_ratio(ours: Sequence[float], baseline: Sequence[float]) -> float:
 
 
 # ----- results ------------------------------------------------------------------------------------------------
-def environment() -> dict[str, Any]:
+def environment(tensorflow: bool = False) -> dict[str, Any]:
+    """Versions, thread counts, machine and UTC time; with ``tensorflow`` also TF's version and thread pools
+    (0 = TF's default, one per core)."""
     import torch
 
-    return {
+    stamp = {
         "python": platform.python_version(),
         "torch": torch.__version__,
         "numpy": np.__version__,
         "torch_threads": torch.get_num_threads(),
+    }
+    if tensorflow:
+        import tensorflow as tf  # the caller has imported it already (with its log level set)
+
+        stamp |= {"tensorflow": tf.__version__,
+                  "tf_intra_threads": tf.config.threading.get_intra_op_parallelism_threads(),
+                  "tf_inter_threads": tf.config.threading.get_inter_op_parallelism_threads()}
+    return stamp | {
         "machine": f"{platform.system()} {platform.machine()}",
         "timestamp": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
     }
 
 
-def results_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    """Rows plus the environment stamp (python, torch, …, timestamp) on every row."""
-    stamp = environment()
-    return pd.DataFrame([{**row, **stamp} for row in rows])
+def results_frame(rows: list[dict[str, Any]], tensorflow: bool = False) -> pd.DataFrame:
+    """Rows plus the environment stamp (python, torch, …, timestamp) on every row, as the last columns (after
+    the union of the rows' own, for a CSV holding several kinds of row)."""
+    stamp = environment(tensorflow)
+    frame = pd.DataFrame(rows)
+    return frame.assign(**{key: [value] * len(frame) for key, value in stamp.items()})
 
 
 def write_csv(frame: pd.DataFrame, path: Path) -> Path:
@@ -157,8 +201,10 @@ def write_csv(frame: pd.DataFrame, path: Path) -> Path:
 def print_table(title: str, frame: pd.DataFrame, columns: list[str], path: Path) -> None:
     stamp = frame.iloc[0] if len(frame) else {}
     print(f"\n{title}")
+    tf = (f"tensorflow {stamp.get('tensorflow')}, tf threads {stamp.get('tf_intra_threads')} intra / "
+          f"{stamp.get('tf_inter_threads')} inter (0 = TF's default), " if "tensorflow" in stamp else "")
     print(f"python {stamp.get('python')}, torch {stamp.get('torch')}, torch threads {stamp.get('torch_threads')}, "
-          f"{stamp.get('timestamp')}")
+          f"{tf}{stamp.get('timestamp')}")
     with pd.option_context("display.width", 200, "display.max_columns", None):
         print(frame[columns].to_string(index=False, float_format=lambda v: f"{v:,.3f}"))
     print(f"CSV: {path}")

@@ -1,4 +1,4 @@
-"""Smoke test of the benchmarks: both mains run end to end (tiny repeats) and write the CSV they promise.
+"""Smoke test of the benchmarks: every main runs end to end (tiny repeats) and writes the CSV it promises.
 
 Figures are not checked here (a test machine's timings mean nothing); only that the scripts still run against
 the current API and keep their output format.
@@ -18,7 +18,7 @@ ROOT = str(Path(__file__).resolve().parents[2])
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from bench import act_overhead, build_overhead  # noqa: E402 (after the path fix above)
+from bench import act_overhead, backends, build_overhead  # noqa: E402 (after the path fix above)
 
 COMMON = {"benchmark", "case", "batch", "ratio", "paired_ratio", "repeats", "target", "meets_target", "python",
           "torch", "numpy", "torch_threads", "machine", "timestamp"}
@@ -49,3 +49,28 @@ def test_act_overhead_writes_its_csv(tmp_path):
     assert (frame["benchmark"] == "act_overhead").all()
     assert set(frame["target"]) == {"ratio <= 1.10", "ratio <= 1.02"}
     assert (frame["ratio"] > 0).all()
+
+
+def test_backends_writes_its_csv(tmp_path):
+    pytest.importorskip("tensorflow")
+    out = tmp_path / "backends.csv"
+    # --threads 0: leave torch's and TF's pools alone (TF cannot undo a pin, and more tests run in this process)
+    returned = backends.main(["--repeats", "2", "--build-repeats", "2", "--round-ms", "0.05", "--batches", "1", "3",
+                              "--threads", "0", "--out", str(out), "--quiet"])
+    frame = pd.read_csv(out)
+    assert len(frame) == len(returned) == len(backends.NETWORKS) * 2 + 2 + len(backends.CALL_PATH_BATCHES)
+    assert COMMON | {"tensorflow", "tf_intra_threads", "tf_inter_threads"} <= set(frame.columns)
+    act = frame[frame["benchmark"] == "backends_act"]
+    assert sorted(zip(act["case"], act["batch"])) == sorted(
+        (case, batch) for case in backends.NETWORKS for batch in (1, 3))
+    for name in ("torch", "tf", "tf_xla"):
+        assert (act[f"{name}_median_us"] > 0).all() and (act[f"{name}_samples_per_s"] > 0).all()
+    assert (act["ratio"] > 0).all() and (act["xla_ratio"] > 0).all() and (act["tf_xla_first_call_ms"] > 0).all()
+    build = frame[frame["benchmark"] == "backends_build"]
+    assert list(build["case"]) == ["one_dense", "stack"] and list(build["components"]) == [1, 11]
+    assert (build["torch_median_ms"] > 0).all() and (build["tf_median_ms"] > 0).all()
+    path = frame[frame["benchmark"] == "backends_tf_call_path"]
+    assert list(path["batch"]) == list(backends.CALL_PATH_BATCHES)
+    assert {"execute_median_us", "tf_function_median_us", "concrete_median_us", "concrete_tensor_median_us",
+            "ratio_vs_concrete"} <= set(path.columns)
+    assert set(frame["benchmark"]) == {"backends_act", "backends_build", "backends_tf_call_path"}

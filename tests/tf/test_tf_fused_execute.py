@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -15,8 +13,8 @@ NAMES = ("get_action", "get_q_values")
 
 
 def fused_function(executor, names):
-    """The tf.function behind a fused call (the entry closes over it)."""
-    function = inspect.getclosurevars(executor._fused[names]).nonlocals["fused"]
+    """The tf.function behind a fused call."""
+    function = executor._fused[names].function
     assert hasattr(function, "experimental_get_tracing_count")
     return function
 

@@ -1,0 +1,204 @@
+"""Backends: the same components on TensorFlow and on PyTorch, one API call and one build, side by side.
+
+Run ``python -m bench.backends [--repeats N] [--build-repeats N] [--round-ms MS] [--batches B ...] [--out PATH]
+[--threads N]``.
+
+Three tables (one CSV, told apart by the ``benchmark`` column):
+
+- ``backends_act`` — ``executor.execute("apply", x)``, NumPy in and out, of the same :class:`NeuralNetwork` built
+  for torch, for TF and for TF with XLA (``executor_options={"jit_compile": True}``), **with the same weights**
+  (torch's, copied with ``get_weights``/``set_weights``; outputs checked equal before anything is timed).
+  Networks of :mod:`bench.act_overhead`, batches 1 … 1024. ``ratio`` = TF / torch (per-call medians; < 1: TF is
+  faster), ``xla_ratio`` = TF-XLA / torch. ``tf_xla_first_call_ms`` is the first call at that batch size: XLA
+  compiles per input shape there (it is not in the medians).
+- ``backends_build`` — ``rlworkbench.build`` of the cases of :mod:`bench.build_overhead` on each backend (TF:
+  the one build trace + tracing the API method's ``tf.function``); ``ratio`` = TF / torch.
+- ``backends_tf_call_path`` — where a TF call's time goes: ``executor.execute`` against calling its
+  ``tf.function`` directly with the same NumPy input, against its concrete function (``tf.constant`` in,
+  ``.numpy()`` out) and the concrete function on a ready tensor (no conversions). ``ratio`` = execute /
+  tf.function: what rlworkbench's own Python adds.
+
+Contenders alternate in interleaved rounds (A,B,C / C,B,A / …); figures are medians over rounds, ratios compare
+medians of the same run, ``paired_ratio`` is the median of per-round ratios.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from bench import act_overhead, build_overhead, common
+
+# before TensorFlow is first imported: nothing above imports it (rlworkbench loads backends lazily), main() does
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+SEED = act_overhead.SEED
+NETWORKS = act_overhead.NETWORKS
+BATCHES = (1, 16, 64, 256, 1024)
+CALL_PATH_CASE = "cartpole_dqn 4-64-64-2"
+CALL_PATH_BATCHES = (1, 256)
+ACT_BACKENDS: dict[str, tuple[str, dict[str, Any] | None]] = {  # contender: (backend, executor options)
+    "torch": ("torch", None),
+    "tf": ("tf", None),
+    "tf_xla": ("tf", {"jit_compile": True}),
+}
+# different GEMM kernels (torch's vs oneDNN/Eigen/XLA) sum in different orders: equal up to float32 round-off
+RTOL, ATOL = 1e-4, 1e-5
+NO_TARGET = {"target": "", "meets_target": None}
+
+
+# ----- act: TF vs torch, same network, same weights -----------------------------------------------------------
+def build_executors(case: str) -> dict[str, Any]:
+    """The network of ``case`` built once per contender; TF ones get torch's weights (checked)."""
+    inputs, layers = NETWORKS[case]
+    executors = {name: act_overhead.build_ours(inputs, layers, backend, options)
+                 for name, (backend, options) in ACT_BACKENDS.items()}
+    weights = executors["torch"].get_weights()
+    for name, executor in executors.items():
+        if name == "torch":
+            continue
+        executor.set_weights(weights)
+        copied = executor.get_weights()
+        if copied.keys() != weights.keys() or not all(np.array_equal(copied[k], weights[k]) for k in weights):
+            raise AssertionError(f"{case}: {name} did not take torch's weights")
+    return executors
+
+
+def measure_act(case: str, executors: dict[str, Any], batch: int, rounds: int, round_s: float) -> dict[str, Any]:
+    x = np.random.default_rng(SEED).standard_normal((batch, NETWORKS[case][0])).astype(np.float32)
+    reference = executors["torch"].execute("apply", x)
+    first_xla_ms = common.time_once_ns(lambda: executors["tf_xla"].execute("apply", x)) / 1e6  # XLA compiles here
+    for name in ("tf", "tf_xla"):
+        act_overhead.check_equal(case, batch, name, reference, executors[name].execute("apply", x), RTOL, ATOL,
+                                 ours_name="torch")
+    timed, counts = common.per_call_us({name: (ex.execute, ("apply", x)) for name, ex in executors.items()},
+                                       round_s)
+    samples = common.interleaved(timed, rounds)
+    us = {name: common.median(values) for name, values in samples.items()}
+    return {
+        "benchmark": "backends_act", "case": case, "batch": batch,
+        **{f"{name}_median_us": us[name] for name in executors},
+        **{f"{name}_samples_per_s": round(batch / us[name] * 1e6) for name in executors},
+        "ratio": us["tf"] / us["torch"], "paired_ratio": common.paired_ratio(samples["tf"], samples["torch"]),
+        "xla_ratio": us["tf_xla"] / us["torch"],
+        "xla_paired_ratio": common.paired_ratio(samples["tf_xla"], samples["torch"]),
+        "tf_xla_first_call_ms": first_xla_ms, "repeats": rounds,
+        **{f"{name}_calls_per_round": counts[name] for name in executors}, **NO_TARGET,
+    }
+
+
+def run_act(rounds: int, round_s: float, batches: tuple[int, ...] = BATCHES) -> list[dict[str, Any]]:
+    rows = []
+    for case in NETWORKS:
+        executors = build_executors(case)
+        rows += [measure_act(case, executors, batch, rounds, round_s) for batch in batches]
+    return rows
+
+
+# ----- build: TF (trace included) vs torch --------------------------------------------------------------------
+def run_build(repeats: int) -> list[dict[str, Any]]:
+    rows = []
+    for case, make, _, _ in build_overhead.CASES:
+        contenders = {backend: build_overhead.build_ms(make, backend) for backend in ("torch", "tf")}
+        common.interleaved(contenders, max(2, repeats // 10))  # warm-up: TF's first trace in a process is slow
+        samples = common.interleaved(contenders, repeats)
+        torch_ms, tf_ms = common.median(samples["torch"]), common.median(samples["tf"])
+        rows.append({
+            "benchmark": "backends_build", "case": case, "components": sum(1 for _ in make().walk()),
+            "batch": None, "torch_median_ms": torch_ms, "tf_median_ms": tf_ms, "difference_ms": tf_ms - torch_ms,
+            "ratio": tf_ms / torch_ms, "paired_ratio": common.paired_ratio(samples["tf"], samples["torch"]),
+            "repeats": repeats, **NO_TARGET,
+        })
+    return rows
+
+
+# ----- where a TF call's time goes ----------------------------------------------------------------------------
+def call_path_contenders(executor: Any, x: np.ndarray) -> dict[str, tuple[Any, tuple]]:
+    """``executor.execute`` and three ways of calling the same graph without rlworkbench, as ``(fn, args)``."""
+    import tensorflow as tf
+
+    function = executor.graph_function(executor.root, "apply")
+    concrete = function.get_concrete_function()
+    tensor = tf.constant(x)
+    return {
+        "execute": (executor.execute, ("apply", x)),
+        "tf_function": (lambda a: function(a).numpy(), (x,)),
+        "concrete": (lambda a: concrete(tf.constant(a)).numpy(), (x,)),
+        "concrete_tensor": (concrete, (tensor,)),
+    }
+
+
+def run_call_path(rounds: int, round_s: float) -> list[dict[str, Any]]:
+    inputs, layers = NETWORKS[CALL_PATH_CASE]
+    executor = act_overhead.build_ours(inputs, layers, "tf")
+    rows = []
+    for batch in CALL_PATH_BATCHES:
+        x = np.random.default_rng(SEED).standard_normal((batch, inputs)).astype(np.float32)
+        calls = call_path_contenders(executor, x)
+        reference = executor.execute("apply", x)
+        for name, (fn, args) in calls.items():
+            out = fn(*args)
+            act_overhead.check_equal(CALL_PATH_CASE, batch, name, reference, np.asarray(out), 0.0, 0.0,
+                                     ours_name="execute")
+        timed, _ = common.per_call_us(calls, round_s)
+        samples = common.interleaved(timed, rounds)
+        us = {name: common.median(values) for name, values in samples.items()}
+        rows.append({
+            "benchmark": "backends_tf_call_path", "case": CALL_PATH_CASE, "batch": batch,
+            **{f"{name}_median_us": us[name] for name in calls},
+            "ratio": us["execute"] / us["tf_function"],
+            "paired_ratio": common.paired_ratio(samples["execute"], samples["tf_function"]),
+            "ratio_vs_concrete": us["execute"] / us["concrete"],
+            "ratio_vs_concrete_tensor": us["execute"] / us["concrete_tensor"], "repeats": rounds, **NO_TARGET,
+        })
+    return rows
+
+
+# ----- main ---------------------------------------------------------------------------------------------------
+TABLES = {
+    "backends_act": ("Act: executor.execute('apply', x), TF and TF-XLA vs torch, same network and weights "
+                     "(per call, medians; ratio = tf / torch)",
+                     ["case", "batch", "torch_median_us", "tf_median_us", "tf_xla_median_us", "torch_samples_per_s",
+                      "tf_samples_per_s", "tf_xla_samples_per_s", "ratio", "paired_ratio", "xla_ratio",
+                      "xla_paired_ratio", "tf_xla_first_call_ms"]),
+    "backends_build": ("Build: rlworkbench.build on TF (tracing included) vs torch (medians; ratio = tf / torch)",
+                       ["case", "components", "torch_median_ms", "tf_median_ms", "difference_ms", "ratio",
+                        "paired_ratio"]),
+    "backends_tf_call_path": ("TF call path: executor.execute vs its tf.function / concrete function, same graph "
+                              "(per call, medians; ratio = execute / tf_function)",
+                              ["case", "batch", "execute_median_us", "tf_function_median_us", "concrete_median_us",
+                               "concrete_tensor_median_us", "ratio", "paired_ratio", "ratio_vs_concrete",
+                               "ratio_vs_concrete_tensor"]),
+}
+
+
+def main(argv: list[str] | None = None):
+    parser = common.arg_parser(__doc__.splitlines()[0], "backends.csv", 300,
+                               "measurement rounds per act / call-path case (each contender)")
+    parser.description += (" --threads pins TensorFlow's intra- and inter-op pools too (if its runtime has not "
+                           "started yet in this process).")
+    parser.add_argument("--build-repeats", type=int, default=50, help="timed builds per case (each backend)")
+    parser.add_argument("--round-ms", type=float, default=3.0,
+                        help="work per round and contender, in ms (each contender makes as many calls as fit)")
+    parser.add_argument("--batches", type=int, nargs="+", default=list(BATCHES),
+                        help=f"batch sizes of the act table (default {' '.join(map(str, BATCHES))})")
+    args = parser.parse_args(argv)
+    common.pin_tf_threads(args.threads)
+    with common.torch_threads(args.threads):
+        rows = (run_act(args.repeats, args.round_ms / 1e3, tuple(args.batches)) + run_build(args.build_repeats)
+                + run_call_path(args.repeats, args.round_ms / 1e3))
+        frame = common.results_frame(rows, tensorflow=True)
+    integral = [c for c in frame.columns if c in ("batch", "components") or c.endswith(("_samples_per_s",
+                                                                                         "_calls_per_round"))]
+    frame = frame.astype(dict.fromkeys(integral, "Int64"))  # one CSV for three tables: blanks, not 1.0
+    path = common.write_csv(frame, args.out)
+    if not args.quiet:
+        for benchmark, (title, columns) in TABLES.items():
+            common.print_table(title, frame[frame["benchmark"] == benchmark], columns, path)
+    return frame
+
+
+if __name__ == "__main__":
+    main()
