@@ -10,7 +10,8 @@
    types, dtypes and shapes, values within ``atol`` (exactly for ints, bools and strings), each inside the
    output space.
 
-It returns the :class:`Pair` of component tests for extra checks (sub-graph calls).
+It returns the :class:`Pair` of component tests for extra checks (sub-graph calls, further calls on stateful
+components followed by :meth:`Pair.assert_same_weights`).
 """
 
 from __future__ import annotations
@@ -105,6 +106,15 @@ class Pair:
         actual = self.tf.executor.call(component, api_name, *args)
         assert_same_outputs(actual, expected, self.atol)
         return expected, actual
+
+    def assert_same_weights(self, rtol: float = 1e-6, atol: float = 0.0) -> dict[str, np.ndarray]:
+        """Every variable (weights and state: counters, slots, buffers) equal on both; returns torch's values."""
+        torch_weights, tf_weights = self.torch.variable_values(), self.tf.variable_values()
+        assert list(tf_weights) == list(torch_weights), "variable names differ"
+        for name, value in torch_weights.items():
+            assert tf_weights[name].dtype == value.dtype, name
+            np.testing.assert_allclose(tf_weights[name], value, rtol=rtol, atol=atol, err_msg=name)
+        return torch_weights
 
 
 def _assert_same_variables(pair: Pair) -> None:

@@ -18,13 +18,6 @@ RECORDS = Dict(obs=FloatBox(shape=(3,)), act=IntBox(4), more=Tuple(BoolBox(), Fl
                terminals=BoolBox(), add_batch_rank=True)
 
 
-def assert_same_weights(pair) -> None:
-    torch_weights, tf_weights = pair.torch.variable_values(), pair.tf.variable_values()
-    assert list(torch_weights) == list(tf_weights)
-    for name, value in torch_weights.items():
-        np.testing.assert_allclose(tf_weights[name], value, rtol=1e-6, err_msg=name)
-
-
 @pytest.mark.parametrize("reduction", ["sum", "min"])
 def test_segment_tree(parity, reduction):
     spaces = {"indices": IntBox(16, add_batch_rank=True), "values": FloatBox(0.0, 3.0, add_batch_rank=True),
@@ -35,7 +28,7 @@ def test_segment_tree(parity, reduction):
     pair = parity(lambda: SegmentTree(16, reduction), spaces, api_methods=api_methods)
     indices = np.array([1, 5, 5, 9, 1, 15, 0, 5])  # repeats: the last value wins on both
     pair.run("update", indices, spaces["values"].sample(8, seed=1))
-    assert_same_weights(pair)
+    pair.assert_same_weights()
     pair.run("get", np.arange(16))
     pair.run("reduce")
     if reduction == "sum":
@@ -47,7 +40,7 @@ def test_replay_memory(parity):
                   api_methods=["insert_records", "get_size"])
     pair.run("insert_records", RECORDS.sample(9, seed=3))
     pair.run("get_size")
-    assert_same_weights(pair)
+    pair.assert_same_weights()
 
 
 def test_prioritized_replay(parity):
@@ -57,7 +50,7 @@ def test_prioritized_replay(parity):
                   api_methods=["insert_records", "update_records", "get_size"])
     pair.run("insert_records", RECORDS.sample(4, seed=4))
     pair.run("update_records", np.array([0, 3, 3, 1]), np.array([0.5, 2.0, 4.0, 0.2], np.float32))
-    assert_same_weights(pair)
+    pair.assert_same_weights()
 
 
 def test_fifo_queue(parity):
@@ -65,7 +58,7 @@ def test_fifo_queue(parity):
     pair.run("enqueue", RECORDS.sample(4, seed=5))
     pair.run("dequeue", 3)
     pair.run_fused(("enqueue", RECORDS.sample(7, seed=6)), ("dequeue", 4), ("get_size", []))
-    assert_same_weights(pair)
+    pair.assert_same_weights()
 
 
 def test_ring_buffer(parity):
@@ -77,4 +70,4 @@ def test_ring_buffer(parity):
         for wanted in range(4):
             pair.run("get_episodes", wanted)
         pair.run("get_num_episodes")
-    assert_same_weights(pair)
+    pair.assert_same_weights()
