@@ -100,3 +100,8 @@ class BuildError(RLWorkbenchError):
 
 class ConfigError(RLWorkbenchError, ValueError):
     """A configuration (component spec, device map, JSON config) is invalid."""
+
+
+class CheckpointError(RLWorkbenchError):
+    """A checkpoint cannot be written or read: missing or corrupted files, or contents that do not fit the agent
+    (unknown or missing variables, other shapes or dtypes, another agent type)."""

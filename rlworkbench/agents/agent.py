@@ -1,0 +1,310 @@
+"""The :class:`Agent` facade: a root component assembled from library components, plus the little Python an
+algorithm needs around its graph (schedules, counters, n-step bookkeeping, checkpoints).
+
+An agent type is a subclass registered with ``@register_agent("name")`` that declares a JSON ``schema`` and
+``defaults`` for its config and implements the hooks ``make_root``, ``root_input_spaces``, ``_act``,
+``_observe``, ``wants_update`` and ``update``. Everything numerical runs in the root component through the
+executor, which hides the backend: nothing here (or in a subclass) asks which backend it runs on.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from rlworkbench import nest
+from rlworkbench.agents.checkpoint import read_checkpoint, write_checkpoint
+from rlworkbench.agents.config import load_config, validate_config
+from rlworkbench.agents.random_streams import is_stream, new_stream, reseed_generators
+from rlworkbench.agents.registry import agent_class
+from rlworkbench.agents.transitions import EpisodeTracker
+from rlworkbench.core.builder import build
+from rlworkbench.errors import BuildError, CheckpointError, ConfigError, SpaceError
+from rlworkbench.spaces import ContainerSpace, Space
+
+if TYPE_CHECKING:
+    import gymnasium
+
+    from rlworkbench.core.component import Component
+    from rlworkbench.core.executor import Executor
+    from rlworkbench.core.graph import ComponentGraph
+
+COUNTERS = ("timesteps", "updates", "episodes")
+
+
+class Agent(abc.ABC):
+    """An RL agent: ``get_actions`` / ``observe`` / ``wants_update`` / ``update``, weights and checkpoints.
+
+    ``states`` are NumPy values of ``state_space`` batched over environments (one row per env); a single
+    unbatched state is accepted by ``get_actions`` and gives a single action. Counters: ``timesteps`` (env steps
+    observed), ``updates`` (gradient updates) and ``episodes`` (episodes seen ending). ``config`` is the
+    validated config, defaults filled in.
+    """
+
+    type_name: ClassVar[str] = ""
+    schema: ClassVar[dict[str, Any]] = {}
+    defaults: ClassVar[dict[str, Any]] = {}
+
+    def __init__(self, config: Mapping[str, Any] | str | Path, state_space: Space, action_space: Space,
+                 backend: str | None = None, seed: int | None = None):
+        self.config = validate_config(load_config(config), self.schema, self.defaults)
+        self.state_space = _checked_space(state_space, "state_space").strip_ranks()
+        self.action_space = _checked_space(action_space, "action_space").strip_ranks()
+        self.backend, self.seed = backend, seed
+        self.executor: Executor | None = None
+        self.preprocessed_space: Space | None = None  # known once built
+        self.timesteps = self.updates = self.episodes = 0
+        self.episode_tracker = EpisodeTracker()
+        self.preprocessor: Component | None = None  # make_root sets it when the config has preprocessing
+        self.root = self.make_root()
+
+    # ----- construction -----------------------------------------------------------------------------------------
+    @classmethod
+    def from_config(cls, path_or_dict: Mapping[str, Any] | str | Path, *, state_space: Space, action_space: Space,
+                    backend: str | None = None, seed: int | None = None) -> Agent:
+        """The agent a config describes (its ``type`` picks the registered class); unbuilt — call ``build()``."""
+        config = load_config(path_or_dict)
+        target = agent_class(config.get("type"))
+        if not issubclass(target, cls):
+            raise ConfigError(f"config type '{config.get('type')}' is not a {cls.__name__}", key_path="type",
+                              expected=cls.type_name or cls.__name__, got=config.get("type"))
+        return target(config, state_space, action_space, backend=backend, seed=seed)
+
+    @classmethod
+    def from_env(cls, env_id_or_env: str | gymnasium.Env, config: Mapping[str, Any] | str | Path,
+                 backend: str | None = None, seed: int | None = None) -> Agent:
+        """:meth:`from_config` with the spaces of a Gymnasium env (an id, an env or a vector env)."""
+        import gymnasium
+
+        from rlworkbench.spaces import from_gymnasium
+
+        env = gymnasium.make(env_id_or_env) if isinstance(env_id_or_env, str) else env_id_or_env
+        try:
+            observation_space = getattr(env, "single_observation_space", env.observation_space)
+            action_space = getattr(env, "single_action_space", env.action_space)
+        finally:
+            if isinstance(env_id_or_env, str):
+                env.close()
+        return cls.from_config(config, state_space=from_gymnasium(observation_space),
+                               action_space=from_gymnasium(action_space), backend=backend, seed=seed)
+
+    @classmethod
+    def from_checkpoint(cls, directory: str | Path, *, state_space: Space, action_space: Space,
+                        backend: str | None = None, seed: int | None = None) -> Agent:
+        """An agent built from a checkpoint's config, with its weights and counters loaded."""
+        _, state = read_checkpoint(directory)
+        return cls.from_config(state.get("config", {}), state_space=state_space, action_space=action_space,
+                               backend=backend, seed=seed).build().load(directory)
+
+    def build(self) -> Agent:
+        """Builds the root component on the backend (spaces from the state and action spaces); returns self."""
+        states = self.state_space.with_batch_rank()
+        self.preprocessed_space = states if self.preprocessor is None else _output_space(
+            self.preprocessor, "preprocess", {"inputs": states}, self.backend)
+        self.executor = build(self.root, self.root_input_spaces(), backend=self.backend, seed=self.seed,
+                              api_methods=self.root_api_methods())
+        self.after_build()
+        return self
+
+    # ----- hooks for agent types ------------------------------------------------------------------------------
+    @abc.abstractmethod
+    def make_root(self) -> Component:
+        """The root component, assembled from library components as the config says."""
+
+    @abc.abstractmethod
+    def root_input_spaces(self) -> dict[str, Space]:
+        """Spaces of the root's API parameters (``self.preprocessed_space`` is known when this is called)."""
+
+    def root_api_methods(self) -> list[str] | None:
+        """The root API methods to build (None: all)."""
+        return None
+
+    def after_build(self) -> None:  # noqa: B027 (an optional hook, empty by default)
+        """Runs once the executor exists (e.g. to copy the online weights into a target network)."""
+
+    @abc.abstractmethod
+    def _act(self, preprocessed_states: Any, explore: bool) -> Any:
+        """Actions for a batch of preprocessed states."""
+
+    @abc.abstractmethod
+    def _observe(self, env_ids: list[Any], starts: np.ndarray, states: Any, actions: Any, rewards: np.ndarray,
+                 terminals: np.ndarray, next_states: Any) -> None:
+        """Takes a batch of transitions (raw states; ``starts`` marks rows that begin a new trajectory)."""
+
+    @abc.abstractmethod
+    def wants_update(self) -> bool:
+        """Whether the agent's schedule asks for an :meth:`update` now."""
+
+    @abc.abstractmethod
+    def update(self, batch: Mapping[str, Any] | None = None) -> dict[str, float]:
+        """One update from the agent's memory (or from ``batch``); returns metrics by name."""
+
+    def extra_state(self) -> dict[str, Any]:
+        """JSON-able state besides weights and counters to keep in checkpoints (none by default)."""
+        return {}
+
+    def load_extra_state(self, state: Mapping[str, Any]) -> None:  # noqa: B027 (optional hook)
+        """Restores what :meth:`extra_state` returned."""
+
+    # ----- acting and observing ------------------------------------------------------------------------------
+    def get_actions(self, states: Any, explore: bool = True, preprocess: bool = True) -> Any:
+        """Actions for a batch of states (one per env), or one action for one unbatched state. ``explore=False``
+        acts greedily; ``preprocess=False`` takes states that went through :meth:`preprocess` already."""
+        self._require_built("get_actions")
+        space = self.state_space if preprocess else self.preprocessed_space.strip_ranks()
+        states, single = _as_batch(states, space, "states")
+        if preprocess:
+            states = self.preprocess(states)
+        actions = self._act(states, explore)
+        return nest.map_structure(lambda leaf: leaf[0], actions) if single else actions
+
+    def preprocess(self, states: Any) -> Any:
+        """A batch of states through the agent's preprocessor stack (as they are when it has none)."""
+        self._require_built("preprocess")
+        return states if self.preprocessor is None else self.executor.execute("preprocess", states)
+
+    def observe(self, states: Any, actions: Any, rewards: Any, terminals: Any, next_states: Any,
+                env_id: int | Sequence[int] | None = None) -> None:
+        """Takes one transition per environment (rows of a batch; or one unbatched transition).
+
+        ``terminals`` means *terminated*: pass truncated episodes with ``terminals=False`` and the true final
+        observation as ``next_states``, so the agent bootstraps from it. ``env_id`` names the environments of the
+        rows (default ``0 .. n-1``), for workers that pass a subset of their envs.
+        """
+        self._require_built("observe")
+        states, single = _as_batch(states, self.state_space, "states")
+        next_states, _ = _as_batch(next_states, self.state_space, "next_states")
+        count = len(next(iter(self.state_space.flatten(states).values())))
+        actions = nest.map_structure(lambda a: np.asarray(a)[None] if single else np.asarray(a), actions)
+        rewards = _per_row(rewards, count, np.float32, "rewards")
+        terminals = _per_row(terminals, count, bool, "terminals")
+        env_ids = list(range(count)) if env_id is None else list(np.atleast_1d(env_id).tolist())
+        if len(env_ids) != count:
+            raise SpaceError("one env_id per row", argument="env_id", expected=count, got=len(env_ids))
+        starts, ended = self.episode_tracker.step(env_ids, self.state_space.flatten(states), terminals,
+                                                  self.state_space.flatten(next_states))
+        self._observe(env_ids, starts, states, actions, rewards, terminals, next_states)
+        self.timesteps += count
+        self.episodes += ended
+
+    def reset(self) -> None:
+        """Starts new episodes in every environment: forgets episode-local state (pending n-step transitions;
+        preprocessor state, through the root API method ``reset_preprocessor`` where a root has one)."""
+        self.episode_tracker.reset()
+        if self.executor is not None and "reset_preprocessor" in self.executor.graph.root_inputs:
+            self.executor.execute("reset_preprocessor")
+
+    # ----- weights and checkpoints -----------------------------------------------------------------------------
+    def get_weights(self, trainable_only: bool = False) -> dict[str, np.ndarray]:
+        """Every variable of the root (networks, optimizer state, memory) as NumPy, by scoped name."""
+        return self._require_built("get_weights").get_weights(trainable_only)
+
+    def set_weights(self, weights: Mapping[str, Any], strict: bool = True) -> None:
+        """Assigns variables by scoped name; checks all names and shapes first (``strict``: all must be given)."""
+        self._require_built("set_weights").set_weights(dict(weights), strict)
+
+    def save(self, directory: str | Path) -> Path:
+        """Writes a checkpoint (all variables, counters, config) atomically into ``directory``; returns it.
+
+        The random generators move to a new stream whose seed is saved, so a loaded agent draws what this one
+        draws next (see :mod:`rlworkbench.agents.random_streams`)."""
+        weights = self.get_weights()
+        extra = self.extra_state()
+        stream = new_stream(self.seed, self.timesteps, self.updates)
+        reseed_generators(self.root, self.executor.backend, stream)
+        state = {"agent_type": self.type_name, "config": self.config, "extra": extra, "random_stream": stream,
+                 "counters": {name: int(getattr(self, name)) for name in COUNTERS}}
+        return write_checkpoint(directory, weights, state)
+
+    def load(self, directory: str | Path) -> Agent:
+        """Restores a checkpoint written by :meth:`save`: variables, counters, the random stream; episode-local
+        state is reset. Checks everything first — agent type, variable names, shapes and dtypes, counters — and
+        raises a CheckpointError leaving the agent unchanged if anything does not fit."""
+        current = self.get_weights()
+        arrays, state = read_checkpoint(directory)
+        if state.get("agent_type") != self.type_name:
+            raise CheckpointError("the checkpoint is of another agent type", expected=self.type_name,
+                                  got=state.get("agent_type"))
+        missing, unknown = sorted(set(current) - set(arrays)), sorted(set(arrays) - set(current))
+        if missing or unknown:
+            raise CheckpointError("the checkpoint's variables differ from the agent's", expected="the same names",
+                                  got=f"missing {missing[:8]}, unknown {unknown[:8]}")
+        for name, array in arrays.items():
+            if array.shape != current[name].shape or array.dtype != current[name].dtype:
+                raise CheckpointError("a variable in the checkpoint does not fit", key_path=name,
+                                      expected=f"{current[name].shape} {current[name].dtype}",
+                                      got=f"{array.shape} {array.dtype}")
+        counters = state.get("counters", {})
+        if sorted(counters) != sorted(COUNTERS) or not all(isinstance(v, int) for v in counters.values()):
+            raise CheckpointError("bad counters in the checkpoint", expected=list(COUNTERS), got=counters)
+        stream = state.get("random_stream")
+        if not is_stream(stream):
+            raise CheckpointError("bad random stream in the checkpoint", expected="an int >= 0", got=stream)
+        self.set_weights(arrays)
+        for name in COUNTERS:
+            setattr(self, name, counters[name])
+        self.load_extra_state(state.get("extra", {}))
+        reseed_generators(self.root, self.executor.backend, stream)
+        self.reset()
+        return self
+
+    # ----- helpers ----------------------------------------------------------------------------------------------
+    @property
+    def graph(self) -> ComponentGraph:
+        """The built component graph (for summaries and drawing)."""
+        return self._require_built("graph").graph
+
+    def _require_built(self, what: str) -> Executor:
+        if self.executor is None:
+            raise BuildError(f"{what} needs a built agent: call build() first", component=self.root.path)
+        return self.executor
+
+    def __repr__(self) -> str:
+        state = "built" if self.executor is not None else "not built"
+        return (f"{type(self).__name__}({self.state_space!r} -> {self.action_space!r}, {state}, "
+                f"timesteps={self.timesteps}, updates={self.updates}, episodes={self.episodes})")
+
+
+def _checked_space(space: Any, argument: str) -> Space:
+    if not isinstance(space, Space):
+        raise ConfigError(f"{argument} must be a Space (rlworkbench.spaces; from_gymnasium converts)",
+                          argument=argument, expected="Space", got=type(space).__name__)
+    return space
+
+
+def _as_batch(value: Any, space: Space, argument: str) -> tuple[Any, bool]:
+    """``(batch, single)``: ``value`` as NumPy leaves with a batch axis (added when ``value`` is one unbatched
+    value of ``space``)."""
+    if isinstance(space, ContainerSpace):
+        value = nest.map_structure(np.asarray, value)
+        flat, leaves = space.flatten(value), space.flatten()
+    else:
+        value = np.asarray(value)
+        flat, leaves = {"": value}, {"": space}
+    key, leaf_space = next(iter(leaves.items()))
+    shape = np.shape(flat[key])
+    if len(shape) == leaf_space.rank:
+        return nest.map_structure(lambda leaf: leaf[None], value), True
+    if len(shape) != leaf_space.rank + 1:
+        raise SpaceError("needs one value or a batch of values of the space", argument=argument,
+                         key_path=key or None, expected=f"rank {leaf_space.rank} or {leaf_space.rank + 1} "
+                         f"(core shape {leaf_space.shape})", got=f"shape {shape}")
+    return value, False
+
+
+def _per_row(value: Any, count: int, dtype: Any, argument: str) -> np.ndarray:
+    array = np.asarray(value, dtype=dtype)
+    if array.size != count:
+        raise SpaceError("needs one value per row of the states", argument=argument, expected=count,
+                         got=f"shape {array.shape}")
+    return array.reshape(count)
+
+
+def _output_space(component: Component, api_name: str, input_spaces: dict[str, Space], backend: str | None) -> Space:
+    """The output space of ``component``'s API method for ``input_spaces``, from a build of a copy of it."""
+    return build(component.copy(), input_spaces, backend=backend, seed=0,
+                 api_methods=[api_name]).graph.output_space(api_name)

@@ -1,0 +1,231 @@
+"""Agent configs: JSON files (or dicts) checked against a JSON schema per agent type.
+
+``validate_config(config, schema, defaults)`` merges ``config`` over the agent type's defaults and validates the
+result with `jsonschema <https://python-jsonschema.readthedocs.io>`_; the first (most relevant) problem becomes a
+:class:`~rlworkbench.errors.ConfigError` naming the JSON path (``"memory/capacity"``) and what is allowed there.
+
+Component specs inside a config (network layers, preprocessors, decays, optimizers, memories) are checked by the
+schema keyword ``"component"`` (see :func:`component_spec`): their ``type`` must be a registered component of the
+right kind — an unknown one fails with the list of known ones — and their other keys must be constructor
+arguments of that class. Nothing in a config is ever evaluated as code: types are looked up in the registry.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import inspect
+import json
+from collections.abc import Iterator, Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from rlworkbench.components.common import TimeDependentParameter
+from rlworkbench.components.memories import Memory
+from rlworkbench.components.optimizers import Optimizer
+from rlworkbench.components.registry import registered
+from rlworkbench.core.component import Component
+from rlworkbench.errors import ConfigError, RLWorkbenchError
+
+COMPONENT_KEYWORD = "component"
+
+
+# ----- loading ------------------------------------------------------------------------------------------------
+def load_config(path_or_dict: str | Path | Mapping[str, Any]) -> dict[str, Any]:
+    """A config as a fresh dict: from a mapping (deep-copied) or a JSON file."""
+    if isinstance(path_or_dict, Mapping):
+        return copy.deepcopy(dict(path_or_dict))
+    if not isinstance(path_or_dict, (str, Path)):
+        raise ConfigError("a config is a dict or the path of a JSON file", expected="dict, str or Path",
+                          got=type(path_or_dict).__name__)
+    path = Path(path_or_dict)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ConfigError(f"cannot read the config file: {error.strerror or error}", got=str(path)) from None
+    try:
+        config = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ConfigError(f"the config file is not valid JSON (line {error.lineno}, column {error.colno}): "
+                          f"{error.msg}", got=str(path)) from None
+    if not isinstance(config, dict):
+        raise ConfigError("a config file holds one JSON object", expected="{...}", got=type(config).__name__)
+    return config
+
+
+def builtin_configs() -> list[str]:
+    """Names of the configs shipped with rlworkbench (``rlworkbench/agents/configs/*.json``)."""
+    folder = resources.files("rlworkbench.agents") / "configs"
+    return sorted(entry.name[:-5] for entry in folder.iterdir() if entry.name.endswith(".json"))
+
+
+def builtin_config(name: str) -> dict[str, Any]:
+    """A shipped config by name (``"dqn_cartpole"``), as a dict."""
+    if name not in builtin_configs():
+        raise ConfigError(f"no built-in config '{name}'", expected=builtin_configs(), got=name)
+    text = (resources.files("rlworkbench.agents") / "configs" / f"{name}.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+# ----- merging defaults ---------------------------------------------------------------------------------------
+def merge_defaults(defaults: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
+    """``config`` over ``defaults``, section by section. A section that is a component spec (it has a ``type``)
+    is merged only when the config names the same type or none; another type replaces it whole."""
+    merged = copy.deepcopy(dict(defaults))
+    for key, value in config.items():
+        default = merged.get(key)
+        if isinstance(default, dict) and isinstance(value, Mapping) and value.get("type", default.get("type")) \
+                == default.get("type"):
+            merged[key] = merge_defaults(default, value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+# ----- component specs inside a schema -------------------------------------------------------------------------
+def component_spec(kind: str | None = None, types: list[str] | None = None, extra: tuple[str, ...] = (),
+                   reserved: tuple[str, ...] = ("name", "device"), **schema: Any) -> dict[str, Any]:
+    """A schema for a component spec ``{"type": ..., <constructor arguments>}``.
+
+    ``kind`` picks the allowed types from the registry (see :data:`KINDS`); ``types`` lists them instead.
+    ``extra`` keys are allowed besides the constructor arguments (the agent reads them itself); ``reserved``
+    arguments are set by the agent and may not appear. ``schema`` adds ordinary JSON-schema keywords.
+    """
+    return {"type": "object", "required": ["type"], **schema,
+            COMPONENT_KEYWORD: {"kind": kind, "types": types, "extra": list(extra), "reserved": list(reserved)}}
+
+
+def _has_api(*names: str):
+    return lambda cls: any(name in cls.api_methods for name in names)
+
+
+def _subclass_of(base: type):
+    return lambda cls: issubclass(cls, base)
+
+
+KINDS = {  # kind of component spec -> which registered classes qualify
+    "layer": _has_api("apply", "preprocess"),
+    "preprocessor": _has_api("preprocess"),
+    "time_dependent_parameter": _subclass_of(TimeDependentParameter),
+    "optimizer": _subclass_of(Optimizer),
+    "memory": _subclass_of(Memory),
+}
+
+
+def known_types_of(kind: str) -> list[str]:
+    """Registered component types of a kind (``"layer"``, ``"preprocessor"``, ...)."""
+    return sorted(name for name, cls in registered().items() if KINDS[kind](cls))
+
+
+def constructor_arguments(cls: type) -> tuple[set[str], set[str]]:
+    """``(accepted, required)`` keyword arguments of ``cls(...)``: its ``__init__``'s and, while they pass
+    ``**kwargs`` on, its bases' (down to :class:`Component`, which takes ``name`` and ``device``)."""
+    accepted: set[str] = set()
+    required: set[str] = set()
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        parameters = list(inspect.signature(init).parameters.values())[1:]
+        named = [p for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        accepted |= {p.name for p in named}
+        required |= {p.name for p in named if p.default is p.empty}
+        if klass is Component or not any(p.kind is p.VAR_KEYWORD for p in parameters):
+            break
+    return accepted, required
+
+
+def _check_component(validator: Any, options: dict[str, Any], instance: Any, schema: dict[str, Any]) -> Iterator:
+    """The ``component`` schema keyword: a known type of the right kind, and only arguments that type takes."""
+    from jsonschema.exceptions import ValidationError
+
+    def error(message: str, key: str, expected: Any, got: Any) -> ValidationError:
+        found = ValidationError(message, path=[key])
+        found.rlw_expected, found.rlw_got = expected, got
+        return found
+
+    if not isinstance(instance, dict) or "type" not in instance:
+        return  # the "type": "object" and "required" keywords report these
+    kind = options.get("kind")
+    known = options.get("types") or known_types_of(kind)
+    type_name = instance["type"]
+    if not isinstance(type_name, str) or type_name not in known:
+        yield error(f"unknown {(kind or 'component').replace('_', ' ')} type", "type", known, type_name)
+        return
+    accepted, required = constructor_arguments(registered()[type_name])
+    reserved = set(options["reserved"])
+    allowed = sorted((accepted - reserved) | set(options["extra"]) | {"type"})
+    unknown = [key for key in instance if key not in allowed]
+    for key in unknown:
+        yield error(f"'{type_name}' takes no argument {key!r}", key, allowed, key)
+    if unknown:
+        return  # a misspelt argument is the news, not the missing one it was meant to be
+    for key in sorted(required - reserved - set(instance)):
+        yield error(f"'{type_name}' needs the argument {key!r}", key, "a value", "nothing")
+
+
+# ----- validating ---------------------------------------------------------------------------------------------
+def validate_config(config: Mapping[str, Any], schema: Mapping[str, Any],
+                    defaults: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """``config`` merged over ``defaults`` and validated against ``schema``; the merged dict, or a ConfigError
+    naming the JSON path of the most relevant problem and what is allowed there."""
+    from jsonschema import Draft202012Validator, validators
+    from jsonschema.exceptions import best_match
+
+    merged = merge_defaults(defaults or {}, config)
+    validator_class = validators.extend(Draft202012Validator, {COMPONENT_KEYWORD: _check_component})
+    error = best_match(validator_class(dict(schema)).iter_errors(merged))
+    if error is not None:
+        raise _config_error(error)
+    return merged
+
+
+def _config_error(error: Any) -> ConfigError:
+    """A jsonschema ValidationError as a ConfigError: JSON path, message, expected and got."""
+    path = [str(part) for part in error.absolute_path]
+    keyword, value, instance = error.validator, error.validator_value, error.instance
+    expected: Any = getattr(error, "rlw_expected", None)
+    got: Any = getattr(error, "rlw_got", instance)
+    message = error.message
+    if keyword == "additionalProperties" and isinstance(instance, dict):
+        allowed = sorted(error.schema.get("properties", {}))
+        unknown = sorted(key for key in instance if key not in allowed)
+        path, message, expected, got = path + unknown[:1], f"unknown key {unknown[0]!r}", allowed, unknown[0]
+    elif keyword == "required" and isinstance(instance, dict):
+        missing = [key for key in value if key not in instance]
+        path, message, expected, got = path + missing[:1], f"missing key {missing[0]!r}", "a value", "nothing"
+    elif keyword in ("enum", "const"):
+        message, expected = "value not allowed", value if keyword == "enum" else [value]
+    elif keyword == "type":
+        message, expected, got = "wrong type", value, f"{instance!r} ({_json_type(instance)})"
+    elif keyword in _BOUNDS:
+        message, expected = "value out of range", f"{_BOUNDS[keyword]} {value}"
+    elif keyword in ("minItems", "maxItems"):
+        message, expected, got = "wrong number of items", f"{_BOUNDS[keyword[:3] + 'imum']} {value} items", \
+            f"{len(instance)} items"
+    return ConfigError(message, key_path="/".join(path) or None, expected=expected, got=got)
+
+
+_BOUNDS = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}
+
+
+def _json_type(value: Any) -> str:
+    for name, kinds in (("boolean", bool), ("integer", int), ("number", float), ("string", str), ("array", list),
+                        ("object", dict)):
+        if isinstance(value, kinds):
+            return name
+    return "null" if value is None else type(value).__name__
+
+
+@contextlib.contextmanager
+def config_section(path: str) -> Iterator[None]:
+    """Errors raised while components are made from the config section at ``path`` name that JSON path."""
+    try:
+        yield
+    except RLWorkbenchError as error:
+        inner = error.key_path or error.argument
+        error.key_path = f"{path}/{inner}" if inner and not str(inner).startswith(path) else path
+        raise
+    except (TypeError, ValueError) as error:  # a value of the right JSON type that a component still rejects
+        raise ConfigError(f"bad value: {type(error).__name__}: {error}", key_path=path) from error

@@ -1,0 +1,185 @@
+"""DQN as an agent: :class:`DQNGraph` made from a config, plus its update schedule and n-step bookkeeping."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from rlworkbench.agents.agent import Agent
+from rlworkbench.agents.config import config_section
+from rlworkbench.agents.dqn_config import DEFAULTS, SCHEMA
+from rlworkbench.agents.dqn_graph import DQNGraph
+from rlworkbench.agents.registry import register_agent
+from rlworkbench.agents.transitions import NStepAccumulator
+from rlworkbench.components.explorations.epsilon_greedy import EpsilonGreedy
+from rlworkbench.components.losses.dqn_loss import DQNLoss
+from rlworkbench.components.policies.dueling_policy import DuelingPolicy
+from rlworkbench.components.policies.policy import Policy
+from rlworkbench.components.preprocessing.preprocessor_stack import PreprocessorStack
+from rlworkbench.components.registry import from_spec, registered
+from rlworkbench.errors import ConfigError, RLWorkbenchError, SpaceError
+from rlworkbench.spaces import BoolBox, FloatBox, IntBox, Space
+
+BATCH_KEYS = ("states", "actions", "rewards", "terminals", "next_states")
+
+
+@register_agent("dqn")
+class DQNAgent(Agent):
+    """Deep Q-learning on one discrete action (``IntBox(n)``); see :mod:`rlworkbench.agents.dqn_config` for the
+    config and :class:`DQNGraph` for the components.
+
+    Schedule: no updates before ``update/learning_starts`` env steps; then ``gradient_steps`` updates are due
+    every ``update_interval`` env steps (``while agent.wants_update(): agent.update()`` keeps the ratio whatever
+    the number of envs). The target network is synced every ``target/sync_interval`` updates with ``tau``.
+    With ``loss/n_step > 1`` transitions are turned into n-step ones per environment before they are stored.
+
+    The memory stores preprocessed states, so preprocessors must be stateless (no frame stacks or running
+    normalisers, whose state would advance twice per step); stack frames in the env instead.
+    """
+
+    schema = SCHEMA
+    defaults = DEFAULTS
+
+    def make_root(self) -> DQNGraph:
+        config = self.config
+        if not isinstance(self.action_space, IntBox) or self.action_space.num_categories is None \
+                or self.action_space.shape != ():
+            raise SpaceError("DQN needs one discrete action", argument="action_space", expected="IntBox(n)",
+                             got=self.action_space)
+        with config_section("preprocessing"):
+            self.preprocessor = self._make_preprocessor(config["preprocessing"])
+        with config_section("policy"):
+            policy_config = config["policy"]
+            if policy_config["dueling"]:
+                policy: Policy = DuelingPolicy(policy_config["network"], self.action_space, name="policy",
+                                               value_units=policy_config["value_units"],
+                                               advantage_units=policy_config["advantage_units"])
+            else:
+                policy = Policy(policy_config["network"], self.action_space, name="policy")
+        with config_section("exploration/epsilon"):
+            exploration = EpsilonGreedy(config["exploration"]["epsilon"], action_space=self.action_space,
+                                        name="exploration")
+        memory_config = dict(config["memory"])
+        priority_epsilon = memory_config.pop("priority_epsilon", 1e-6)
+        with config_section("memory"):
+            memory = from_spec(memory_config, name="memory")
+        with config_section("loss"):
+            loss = DQNLoss(discount=config["discount"], importance_weights=True, name="loss", **config["loss"])
+        with config_section("optimizer"):
+            optimizer = from_spec(config["optimizer"], variables_of="policy", name="optimizer")
+        self._memory_filled = False
+        n_step = config["loss"]["n_step"]
+        self.n_step = NStepAccumulator(n_step, config["discount"]) if n_step > 1 else None
+        return DQNGraph(policy, exploration, memory, loss, optimizer, config["update"]["batch_size"],
+                        preprocessor=self.preprocessor, priority_epsilon=priority_epsilon)
+
+    @staticmethod
+    def _make_preprocessor(specs: list[Mapping[str, Any]]) -> PreprocessorStack | None:
+        for index, spec in enumerate(specs):
+            if "reset" in registered()[spec["type"]].api_methods:
+                raise ConfigError("DQN stores preprocessed states, so its preprocessors must be stateless",
+                                  key_path=f"{index}/type", expected="a preprocessor without state (not a frame "
+                                  "stack or running normaliser; stack frames in the env)", got=spec["type"])
+        return PreprocessorStack(specs, name="preprocessor") if specs else None
+
+    def root_input_spaces(self) -> dict[str, Space]:
+        states = self.preprocessed_space
+        batch = {"add_batch_rank": True}
+        spaces = {"preprocessed_states": states, "next_preprocessed_states": states,
+                  "actions": self.action_space.with_batch_rank(), "rewards": FloatBox(**batch),
+                  "terminals": BoolBox(**batch), "importance_weights": FloatBox(**batch), "time_step": IntBox(),
+                  "tau": FloatBox()}
+        if self.preprocessor is not None:
+            spaces["states"] = self.state_space.with_batch_rank()
+        return spaces
+
+    def root_api_methods(self) -> list[str]:
+        methods = ["act", "act_greedy", "get_q_values", "insert_records", "get_memory_size", "update_from_memory",
+                   "update_from_batch", "sync_target"]
+        return methods + (["preprocess"] if self.preprocessor is not None else [])
+
+    def after_build(self) -> None:
+        self.executor.execute("sync_target", np.float32(1.0))  # the target starts as a copy of the policy
+
+    # ----- acting and observing ------------------------------------------------------------------------------
+    def _act(self, preprocessed_states: Any, explore: bool) -> Any:
+        if explore:
+            return self.executor.execute("act", preprocessed_states, np.int64(self.timesteps))
+        return self.executor.execute("act_greedy", preprocessed_states)
+
+    def get_q_values(self, states: Any, preprocess: bool = True) -> np.ndarray:
+        """Q-values for a batch of states, one per action."""
+        self._require_built("get_q_values")
+        return self.executor.execute("get_q_values", self.preprocess(states) if preprocess else states)
+
+    def _observe(self, env_ids: list[Any], starts: np.ndarray, states: Any, actions: Any, rewards: np.ndarray,
+                 terminals: np.ndarray, next_states: Any) -> None:
+        states, next_states = self.preprocess(states), self.preprocess(next_states)
+        actions = np.asarray(actions)
+        if self.n_step is not None:
+            space = self.preprocessed_space
+            batch = self.n_step.add(env_ids, starts, space.flatten(states), actions, rewards, terminals,
+                                    space.flatten(next_states))
+            if batch is None:
+                return
+            states, next_states = space.unflatten(batch["states"]), space.unflatten(batch["next_states"])
+            actions, rewards, terminals = batch["actions"], batch["rewards"], batch["terminals"]
+        self.executor.execute("insert_records", states, actions, rewards, terminals, next_states)
+
+    def reset(self) -> None:
+        super().reset()
+        if self.n_step is not None:
+            self.n_step.reset()
+
+    def load(self, directory: Any) -> DQNAgent:
+        super().load(directory)
+        self._memory_filled = False  # the loaded memory may be empty or not: ask again
+        return self
+
+    # ----- learning -----------------------------------------------------------------------------------------------
+    def wants_update(self) -> bool:
+        schedule = self.config["update"]
+        if self.timesteps < schedule["learning_starts"] or not self._memory_has_records():
+            return False
+        rounds = (self.timesteps - schedule["learning_starts"]) // schedule["update_interval"] + 1
+        return self.updates < rounds * schedule["gradient_steps"]
+
+    def _memory_has_records(self) -> bool:
+        """Whether the memory holds anything to sample (asked of the graph until it does: memories never empty)."""
+        if not self._memory_filled and self.executor is not None:
+            self._memory_filled = bool(self.executor.execute("get_memory_size") > 0)
+        return self._memory_filled
+
+    def update(self, batch: Mapping[str, Any] | None = None) -> dict[str, float]:
+        """One gradient step on a batch from the memory, or on ``batch`` (keys ``states``, ``actions``,
+        ``rewards``, ``terminals``, ``next_states`` — states preprocessed, as the memory holds them — and
+        optionally ``importance_weights``). Syncs the target network when due. Returns ``loss``, ``grad_norm``
+        (before clipping) and ``td_error`` (mean absolute TD error)."""
+        executor = self._require_built("update")
+        if batch is None and not self._memory_has_records():
+            raise RLWorkbenchError("the memory is empty: observe transitions before updating from it",
+                                   component=self.root.path, api_method="update_from_memory")
+        if batch is None:
+            loss, grad_norm, td_errors = executor.execute("update_from_memory")
+        else:
+            loss, grad_norm, td_errors = executor.execute("update_from_batch", *self._external_batch(batch))
+        self.updates += 1
+        target = self.config["target"]
+        if self.updates % target["sync_interval"] == 0:
+            executor.execute("sync_target", np.float32(target["tau"]))
+        return {"loss": float(loss), "grad_norm": float(grad_norm), "td_error": float(np.mean(np.abs(td_errors)))}
+
+    def _external_batch(self, batch: Mapping[str, Any]) -> list[Any]:
+        allowed = (*BATCH_KEYS, "importance_weights")
+        missing = [key for key in BATCH_KEYS if key not in batch]
+        unknown = [key for key in batch if key not in allowed]
+        if missing or unknown:
+            raise SpaceError("an update batch needs exactly these keys", argument="batch", expected=list(allowed),
+                             got=f"missing {missing}, unknown {unknown}")
+        rewards = np.asarray(batch["rewards"], dtype=np.float32)
+        weights = batch.get("importance_weights")
+        weights = np.ones_like(rewards) if weights is None else np.asarray(weights, dtype=np.float32)
+        return [batch["states"], np.asarray(batch["actions"]), rewards, np.asarray(batch["terminals"], dtype=bool),
+                batch["next_states"], weights]

@@ -1,0 +1,84 @@
+"""The DQN config: defaults and the JSON schema every DQN config is validated against.
+
+Sections: ``discount``; ``preprocessing`` (preprocessor specs; stateless ones only, see :class:`DQNAgent`);
+``policy`` (``network``: layer specs before the Q head; ``dueling`` with ``value_units`` / ``advantage_units``);
+``loss`` (``double_q``, ``n_step``, ``huber_loss``, ``huber_delta``); ``memory`` (``replay_memory`` or
+``prioritized_replay`` with ``alpha``, ``beta`` and ``priority_epsilon``); ``exploration`` (``epsilon``: a number
+or a decay spec over env steps); ``optimizer`` (an optimizer spec, e.g. Adam with ``clip_grad_norm``);
+``update`` (``batch_size``, ``learning_starts`` env steps before learning, then ``gradient_steps`` updates every
+``update_interval`` env steps); ``target`` (``sync_interval`` updates between syncs of ``tau``: 1 is a hard copy,
+less a Polyak average).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rlworkbench.agents.config import component_spec
+
+DEFAULTS: dict[str, Any] = {
+    "type": "dqn",
+    "discount": 0.99,
+    "preprocessing": [],
+    "policy": {"network": [{"type": "dense", "units": 64, "activation": "relu"},
+                           {"type": "dense", "units": 64, "activation": "relu"}],
+               "dueling": False, "value_units": [], "advantage_units": []},
+    "loss": {"double_q": True, "n_step": 1, "huber_loss": True, "huber_delta": 1.0},
+    "memory": {"type": "replay_memory", "capacity": 100000},
+    "exploration": {"epsilon": {"type": "linear_decay", "from_value": 1.0, "to_value": 0.05,
+                                "end_time_step": 10000}},
+    "optimizer": {"type": "adam", "learning_rate": 1e-3, "clip_grad_norm": 10.0},
+    "update": {"batch_size": 64, "learning_starts": 1000, "update_interval": 4, "gradient_steps": 1},
+    "target": {"sync_interval": 100, "tau": 1.0},
+}
+
+
+def _section(properties: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "additionalProperties": False, "required": sorted(properties),
+            "properties": properties}
+
+
+_INT1 = {"type": "integer", "minimum": 1}
+_UNITS = {"type": "array", "items": _INT1}
+_PROBABILITY = {"type": "number", "minimum": 0, "maximum": 1}
+
+SCHEMA: dict[str, Any] = _section({
+    "type": {"const": "dqn"},
+    "discount": _PROBABILITY,
+    "preprocessing": {"type": "array", "items": component_spec("preprocessor")},
+    "policy": _section({
+        "network": {"type": "array", "minItems": 1, "items": component_spec("layer")},
+        "dueling": {"type": "boolean"},
+        "value_units": _UNITS,
+        "advantage_units": _UNITS,
+    }),
+    "loss": _section({
+        "double_q": {"type": "boolean"},
+        "n_step": _INT1,
+        "huber_loss": {"type": "boolean"},
+        "huber_delta": {"type": "number", "exclusiveMinimum": 0},
+    }),
+    "memory": component_spec(
+        types=["replay_memory", "prioritized_replay"], extra=("priority_epsilon",), required=["type", "capacity"],
+        properties={"capacity": _INT1, "alpha": {"type": "number", "minimum": 0},
+                    "beta": {"type": "number", "minimum": 0},
+                    "priority_epsilon": {"type": "number", "exclusiveMinimum": 0}}),
+    "exploration": _section({
+        "epsilon": {"anyOf": [_PROBABILITY, component_spec("time_dependent_parameter")]},
+    }),
+    "optimizer": component_spec(
+        "optimizer", reserved=("variables_of", "name", "device"),
+        properties={"learning_rate": {"type": "number", "exclusiveMinimum": 0},
+                    "clip_grad_norm": {"type": ["number", "null"], "exclusiveMinimum": 0},
+                    "clip_grad_value": {"type": ["number", "null"], "exclusiveMinimum": 0}}),
+    "update": _section({
+        "batch_size": _INT1,
+        "learning_starts": {"type": "integer", "minimum": 0},
+        "update_interval": _INT1,
+        "gradient_steps": _INT1,
+    }),
+    "target": _section({
+        "sync_interval": _INT1,
+        "tau": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+    }),
+})

@@ -1,0 +1,135 @@
+"""The root component of DQN: library components wired together through their API methods only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rlworkbench.components.explorations.epsilon_greedy import EpsilonGreedy
+from rlworkbench.components.helpers.container_merger import ContainerMerger
+from rlworkbench.components.helpers.container_splitter import ContainerSplitter
+from rlworkbench.components.helpers.synchronizable import Synchronizable
+from rlworkbench.components.losses.dqn_loss import DQNLoss
+from rlworkbench.components.memories.memory import Memory
+from rlworkbench.components.memories.prioritized_replay import PrioritizedReplay
+from rlworkbench.components.optimizers.optimizer import Optimizer
+from rlworkbench.components.policies.policy import Policy
+from rlworkbench.core.component import Component
+from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.spaces import FloatBox, Space
+
+RECORD_KEYS = ("states", "actions", "rewards", "terminals", "next_states")
+
+
+def _float_batch(component: DQNGraph, *inputs: Space) -> Space:
+    return FloatBox(add_batch_rank=True)
+
+
+class DQNGraph(Component):
+    """Deep Q-learning (Mnih et al. 2015) with double Q, dueling heads, n-step returns and prioritized replay as
+    options of its parts.
+
+    Sub-components: ``preprocessor`` (optional), ``policy`` (a :class:`Policy` over one discrete action whose
+    logits are the Q-values, e.g. a ``DuelingPolicy``), ``target_policy`` (its copy) and ``target_sync`` (a
+    :class:`Synchronizable`), ``exploration`` (:class:`EpsilonGreedy`), ``memory`` (a ``ReplayMemory`` or
+    :class:`PrioritizedReplay`, whose TD errors then update the priorities), ``loss`` (:class:`DQNLoss` built with
+    importance weights: ones for uniform replay), ``optimizer`` (of the policy's variables).
+
+    API (states are preprocessed states, batched): ``preprocess(states)``, ``act(preprocessed_states,
+    time_step)``, ``act_greedy(preprocessed_states)``, ``get_q_values(preprocessed_states)``,
+    ``insert_records(preprocessed_states, actions, rewards, terminals, next_preprocessed_states)``,
+    ``update_from_memory()`` and ``update_from_batch(..., importance_weights)``, each ``-> (loss, grad_norm,
+    td_errors)``, ``sync_target(tau)``, ``get_memory_size()``.
+    """
+
+    def __init__(self, policy: Policy, exploration: EpsilonGreedy, memory: Memory, loss: DQNLoss,
+                 optimizer: Optimizer, batch_size: int, preprocessor: Component | None = None,
+                 priority_epsilon: float = 1e-6, name: str = "dqn"):
+        self.policy, self.exploration, self.memory, self.loss, self.optimizer = (policy, exploration, memory, loss,
+                                                                                  optimizer)
+        self.target_policy = policy.copy(name="target_policy")
+        self.target_sync = Synchronizable(policy.name, self.target_policy.name, name="target_sync")
+        self.merger = ContainerMerger(*RECORD_KEYS, name="record_merger")
+        self.splitter = ContainerSplitter(*RECORD_KEYS, name="record_splitter")
+        self.preprocessor = preprocessor
+        parts = [policy, self.target_policy, self.target_sync, exploration, memory, self.merger, self.splitter,
+                 loss, optimizer]
+        super().__init__(*([preprocessor] if preprocessor is not None else []), *parts, name=name)
+        self.batch_size = int(batch_size)
+        self.prioritized = isinstance(memory, PrioritizedReplay)
+        self.priority_epsilon = float(priority_epsilon)
+
+    # ----- acting -----------------------------------------------------------------------------------------------
+    @api
+    def preprocess(self, states: Any) -> Any:
+        return self.preprocessor.preprocess(states)
+
+    @api
+    def get_q_values(self, preprocessed_states: Any) -> Any:
+        return self.policy.get_parameters(preprocessed_states)
+
+    @api
+    def act_greedy(self, preprocessed_states: Any) -> Any:
+        return self.policy.get_deterministic_action(preprocessed_states)
+
+    @api
+    def act(self, preprocessed_states: Any, time_step: Any) -> Any:
+        """Epsilon-greedy actions; epsilon follows ``time_step``."""
+        return self.exploration.get_action(self.policy.get_deterministic_action(preprocessed_states), time_step)
+
+    # ----- memory and learning ----------------------------------------------------------------------------------
+    @api
+    def insert_records(self, preprocessed_states: Any, actions: Any, rewards: Any, terminals: Any,
+                       next_preprocessed_states: Any) -> None:
+        self.memory.insert_records(self.merger.merge(preprocessed_states, actions, rewards, terminals,
+                                                     next_preprocessed_states))
+
+    @api
+    def get_memory_size(self) -> Any:
+        return self.memory.get_size()
+
+    @api
+    def update_from_memory(self) -> Any:
+        """One gradient step on a batch sampled from the memory: ``(loss, grad_norm, td_errors)``."""
+        if self.prioritized:
+            records, indices, weights = self.memory.get_records(self.batch_size)
+        else:
+            records = self.memory.get_records(self.batch_size)
+        states, actions, rewards, terminals, next_states = self.splitter.split(records)
+        if not self.prioritized:
+            weights = self._ones_like(rewards)
+        loss, grad_norm, td_errors = self._learn(states, actions, rewards, terminals, next_states, weights)
+        if self.prioritized:
+            self.memory.update_records(indices, self._priorities(td_errors))
+        return loss, grad_norm, td_errors
+
+    @api
+    def update_from_batch(self, preprocessed_states: Any, actions: Any, rewards: Any, terminals: Any,
+                          next_preprocessed_states: Any, importance_weights: Any) -> Any:
+        """One gradient step on a batch given from outside: ``(loss, grad_norm, td_errors)``."""
+        return self._learn(preprocessed_states, actions, rewards, terminals, next_preprocessed_states,
+                           importance_weights)
+
+    @api
+    def sync_target(self, tau: Any) -> None:
+        """``target = tau * online + (1 - tau) * target`` (``tau = 1``: a copy)."""
+        self.target_sync.sync(tau)
+
+    def _learn(self, states: Any, actions: Any, rewards: Any, terminals: Any, next_states: Any,
+               weights: Any) -> tuple[Any, Any, Any]:
+        """The routing shared by both update API methods (a helper, not an API method of its own)."""
+        q_values = self.policy.get_parameters(states)
+        next_q_values = self.policy.get_parameters(next_states) if self.loss.double_q else None
+        target_next_q_values = self.target_policy.get_parameters(next_states)
+        loss, _, td_errors = self.loss.loss(q_values, actions, rewards, terminals,
+                                            target_next_q_values if next_q_values is None else next_q_values,
+                                            target_next_q_values, weights)
+        loss, grad_norm = self.optimizer.step(loss)
+        return loss, grad_norm, td_errors
+
+    @graph_fn(output_spaces=_float_batch)
+    def _ones_like(self, rewards: Any) -> Any:
+        return self.ops.ones_like(rewards)
+
+    @graph_fn(output_spaces=_float_batch)
+    def _priorities(self, td_errors: Any) -> Any:
+        return self.ops.abs(td_errors) + self.priority_epsilon
