@@ -1,22 +1,71 @@
-"""The ``rlworkbench`` command line (argparse): ``rlworkbench demo``."""
+"""The ``rlworkbench`` command line (argparse): ``rlworkbench demo`` and ``rlworkbench train``."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 
 
-def main(argv: list[str] | None = None) -> None:
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rlworkbench", description="rlworkbench command line")
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="build a composed component from a Gymnasium env and exercise it")
     demo.add_argument("--env", default="CartPole-v1")
     demo.add_argument("--backend", default="torch")
     demo.add_argument("--seed", type=int, default=0)
+
+    train = commands.add_parser("train", help="train an agent from a config on a Gymnasium env",
+                                description="Train an agent (Agent.from_env(env, config, backend)) with a local "
+                                            "worker; TensorBoard scalars, CSV tables and checkpoints go to a new "
+                                            "run directory under --logdir.")
+    train.add_argument("config", help="a JSON config file, or the name of a shipped config (e.g. dqn_cartpole)")
+    train.add_argument("--env", default="CartPole-v1", help="Gymnasium env id (default: CartPole-v1)")
+    train.add_argument("--backend", default="torch", choices=("torch", "tf"))
+    train.add_argument("--timesteps", type=_positive_int, default=10_000, help="env steps over all sub-envs")
+    train.add_argument("--logdir", default="runs", help="parent of the run directory (default: runs/)")
+    train.add_argument("--num-envs", type=_positive_int, default=1, help="sub-envs in the vector env")
+    train.add_argument("--vector-mode", default="sync", choices=("sync", "async"))
+    train.add_argument("--seed", type=int, default=None)
+    train.add_argument("--checkpoint-every", type=_positive_int, default=None, metavar="N",
+                       help="save a checkpoint every N timesteps (a final one is always saved)")
+    train.add_argument("--no-progress", action="store_true", help="no progress bar")
+    train.add_argument("--threads", type=_positive_int, default=1,
+                       help="intra-op threads of the backend (default 1: fastest for small RL batches)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "demo":
         from rlworkbench.demo import run
 
         run(args.env, args.backend, args.seed)
+    elif args.command == "train":
+        _train(args)
+
+
+def _train(args: argparse.Namespace) -> None:
+    from rlworkbench.errors import ConfigError
+    from rlworkbench.execution import train
+
+    try:
+        result = train(args.config, args.env, backend=args.backend, timesteps=args.timesteps, logdir=args.logdir,
+                       num_envs=args.num_envs, seed=args.seed, checkpoint_every=args.checkpoint_every,
+                       vector_mode=args.vector_mode, progress=not args.no_progress, threads=args.threads)
+    except ConfigError as error:
+        print(f"rlworkbench train: error: {error}", file=sys.stderr)
+        raise SystemExit(2) from error
+    print(result.summary_table())
+    print(f"run directory: {result.run_dir}")
+    print(f"final checkpoint: {result.checkpoint}")
 
 
 if __name__ == "__main__":

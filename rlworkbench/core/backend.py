@@ -61,6 +61,9 @@ class Backend(abc.ABC):
                         layout: str = "row_major") -> Any:
         """A variable holding ``value``; ``layout`` is a storage hint (see ``Component.create_variable``)."""
 
+    def limit_threads(self, count: int) -> None:
+        """Caps the framework's intra-op threads (small RL batches run fastest on one thread per process)."""
+
     @abc.abstractmethod
     def create_generator(self, component: Component, seed: int) -> Any:
         """A random generator on the component's device, for the ``ops.random_*`` functions."""

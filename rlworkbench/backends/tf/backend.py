@@ -53,6 +53,13 @@ class TFBackend(Backend):
         with tf.init_scope(), tf.device(component.resolved_device), tf.name_scope(component.path + "/"):
             return tf.Variable(value, trainable=trainable and value.dtype.kind == "f", name=name)
 
+    def limit_threads(self, count: int) -> None:
+        """Takes effect only before TF's runtime starts (TF cannot resize its pools later)."""
+        try:
+            tf.config.threading.set_intra_op_parallelism_threads(count)
+        except RuntimeError:
+            pass
+
     def create_generator(self, component: Component, seed: int) -> tf.random.Generator:
         # scoped like variables: the build trace tracks variables by name, and every generator's is "StateVar"
         with tf.init_scope(), tf.device(component.resolved_device), tf.name_scope(component.path + "/"):

@@ -62,6 +62,9 @@ class TorchBackend(Backend):
             return torch.nn.Parameter(tensor, requires_grad=trainable)
         return tensor
 
+    def limit_threads(self, count: int) -> None:
+        torch.set_num_threads(count)
+
     def create_generator(self, component: Component, seed: int) -> torch.Generator:
         generator = torch.Generator(device=component.resolved_device or "cpu")
         generator.manual_seed(seed)

@@ -1,0 +1,29 @@
+"""Execution: agents acting in Gymnasium vector envs, locally.
+
+- :func:`make_vector_env` — a seeded ``SyncVectorEnv`` / ``AsyncVectorEnv`` of one env id or factory;
+- :class:`Worker` — steps a vector env with an agent, hands the agent exactly the true transitions (whatever the
+  env's autoreset mode), accounts episodes per sub-env, updates on the agent's schedule, and reports pandas
+  tables, TensorBoard scalars and a progress bar; thread-safe :meth:`Worker.snapshot` and :meth:`Worker.stop`;
+- :func:`train` — what ``rlworkbench train`` does: env + agent from a config, a worker, checkpoints, a summary.
+
+Imports gymnasium, pandas and tqdm; never torch or TensorFlow (TensorBoard's own writer logs the scalars).
+"""
+
+from rlworkbench.execution.envs import autoreset_mode_of, make_vector_env
+from rlworkbench.execution.metrics import EPISODE_COLUMNS, MetricsSnapshot
+from rlworkbench.execution.train import TrainResult, load_config, train
+from rlworkbench.execution.transitions import Step, StepReader
+from rlworkbench.execution.worker import Worker
+
+__all__ = [
+    "EPISODE_COLUMNS",
+    "MetricsSnapshot",
+    "Step",
+    "StepReader",
+    "TrainResult",
+    "Worker",
+    "autoreset_mode_of",
+    "load_config",
+    "make_vector_env",
+    "train",
+]
