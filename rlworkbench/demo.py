@@ -1,8 +1,8 @@
 """The demo: compose preprocessing → neural network → action selection for a real Gymnasium env, build it
 from the env's spaces, push sampled inputs through the whole graph and through one sub-component, act in the
-env, and print the component graph.
+env, and print the component graph; then train the shipped DQN config on the env and print what it learned.
 
-Run with ``make demo`` or ``python -m rlworkbench.demo``.
+Run with ``make demo`` or ``python -m rlworkbench.demo [--train-timesteps N]``.
 """
 
 from __future__ import annotations
@@ -79,13 +79,31 @@ def run(env_id: str = "CartPole-v1", backend: str = "torch", seed: int = 0, step
     return {"actions": actions, "q_values": q_values, "steps": len(taken), "graph": executor.graph}
 
 
+def train_dqn(env_id: str = "CartPole-v1", backend: str = "torch", seed: int = 0, timesteps: int = 12_000,
+              logdir: str = "runs") -> Any:
+    """Trains the shipped ``dqn_cartpole`` config (4 envs) and prints the summary table; returns the result."""
+    from rlworkbench.execution import train
+
+    print(f"\ntraining dqn_cartpole on {env_id} with {backend} for {timesteps:,} env steps (run dir under {logdir}/)")
+    result = train("dqn_cartpole", env_id, backend=backend, timesteps=timesteps, logdir=logdir, num_envs=4, seed=seed)
+    episodes = result.episodes
+    print(result.summary_table())
+    first, last = episodes["return"].head(10).mean(), episodes["return"].tail(10).mean()
+    print(f"mean return: first 10 episodes {first:.1f} → last 10 episodes {last:.1f}  (run: {result.run_dir})")
+    return result
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="rlworkbench demo", description=__doc__.splitlines()[0])
     parser.add_argument("--env", default="CartPole-v1")
     parser.add_argument("--backend", default="torch")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--train-timesteps", type=int, default=12_000, help="0 skips the training part")
+    parser.add_argument("--logdir", default="runs")
     args = parser.parse_args(argv)
     run(args.env, args.backend, args.seed)
+    if args.train_timesteps > 0:
+        train_dqn(args.env, args.backend, args.seed, args.train_timesteps, args.logdir)
 
 
 if __name__ == "__main__":

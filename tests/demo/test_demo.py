@@ -35,7 +35,18 @@ def test_demo_actor_is_a_component_like_any_other():
 
 
 def test_demo_module_runs_as_a_program():
-    result = subprocess.run([sys.executable, "-m", "rlworkbench.demo", "--seed", "1"], capture_output=True,
-                            text=True, timeout=120, check=False)
+    result = subprocess.run([sys.executable, "-m", "rlworkbench.demo", "--seed", "1", "--train-timesteps", "0"],
+                            capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr
     assert "whole graph" in result.stdout and "sub-graph" in result.stdout
+
+
+def test_demo_trains_dqn_and_reports_progress(tmp_path, capsys):
+    from rlworkbench.demo import train_dqn
+
+    result = train_dqn("CartPole-v1", "torch", seed=0, timesteps=8_000, logdir=str(tmp_path))
+    printed = capsys.readouterr().out
+    assert "mean return: first 10 episodes" in printed and "steps_per_s" in printed
+    returns = result.episodes["return"]
+    assert returns.tail(10).mean() > 2 * returns.head(10).mean()  # it learned, visibly
+    assert (result.run_dir / "checkpoints" / "final" / "agent.json").exists()
