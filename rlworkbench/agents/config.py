@@ -33,17 +33,21 @@ COMPONENT_KEYWORD = "component"
 
 # ----- loading ------------------------------------------------------------------------------------------------
 def load_config(path_or_dict: str | Path | Mapping[str, Any]) -> dict[str, Any]:
-    """A config as a fresh dict: from a mapping (deep-copied) or a JSON file."""
+    """A config as a fresh dict: from a mapping (deep-copied), a JSON file, or a shipped config's name
+    (``"dqn_cartpole"``, see :func:`builtin_configs`)."""
     if isinstance(path_or_dict, Mapping):
         return copy.deepcopy(dict(path_or_dict))
     if not isinstance(path_or_dict, (str, Path)):
-        raise ConfigError("a config is a dict or the path of a JSON file", expected="dict, str or Path",
-                          got=type(path_or_dict).__name__)
+        raise ConfigError("a config is a dict, the path of a JSON file or a shipped config's name",
+                          expected="dict, str or Path", got=type(path_or_dict).__name__)
     path = Path(path_or_dict)
+    if not path.exists() and isinstance(path_or_dict, str) and path_or_dict in builtin_configs():
+        return builtin_config(path_or_dict)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
-        raise ConfigError(f"cannot read the config file: {error.strerror or error}", got=str(path)) from None
+        raise ConfigError(f"no such config file or shipped config ({error.strerror or error})",
+                          expected=f"a JSON file or one of {builtin_configs()}", got=str(path)) from None
     try:
         config = json.loads(text)
     except json.JSONDecodeError as error:

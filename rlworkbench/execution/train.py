@@ -27,8 +27,6 @@ from rlworkbench.errors import ConfigError
 from rlworkbench.execution.envs import make_vector_env
 from rlworkbench.execution.worker import Worker
 
-SHIPPED_CONFIGS = Path(__file__).resolve().parents[1] / "agents" / "configs"
-
 AgentFactory = Callable[..., Any]  # (env, config, *, backend, [seed]) -> agent
 
 
@@ -46,31 +44,13 @@ class TrainResult:
         return pd.DataFrame([self.summary]).to_string(index=False)
 
 
-def shipped_configs() -> list[str]:
-    """Names of the configs that ship with rlworkbench (``rlworkbench/agents/configs/*.json``)."""
-    return sorted(path.stem for path in SHIPPED_CONFIGS.glob("*.json"))
-
-
 def load_config(config: str | Path | dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """``(name, config dict)`` from a dict, a JSON file path or the name of a shipped config."""
+    from rlworkbench.agents.config import load_config as load_agent_config
+
     if isinstance(config, dict):
-        return str(config.get("name", config.get("type", "agent"))), dict(config)
-    path = Path(config)
-    if not path.is_file():
-        shipped = SHIPPED_CONFIGS / f"{config}.json"
-        if not shipped.is_file():
-            raise ConfigError("no such config file or shipped config", argument="config",
-                              expected=f"a JSON file or one of {shipped_configs()}", got=str(config))
-        path = shipped
-    try:
-        loaded = json.loads(path.read_text())
-    except json.JSONDecodeError as error:
-        raise ConfigError(f"config {path} is not valid JSON ({error.msg}, line {error.lineno})",
-                          argument="config") from error
-    if not isinstance(loaded, dict):
-        raise ConfigError(f"config {path} must hold a JSON object", argument="config", expected="object",
-                          got=type(loaded).__name__)
-    return path.stem, loaded
+        return str(config.get("name", config.get("type", "agent"))), load_agent_config(config)
+    return Path(config).stem, load_agent_config(config)
 
 
 def agent_from_env(env: Any, config: dict[str, Any], *, backend: str, seed: int | None = None) -> Any:
