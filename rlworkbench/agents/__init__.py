@@ -11,6 +11,8 @@ from rlworkbench.agents.agent import Agent
 from rlworkbench.agents.config import builtin_config, builtin_configs, load_config, validate_config
 from rlworkbench.agents.dqn import DQNAgent
 from rlworkbench.agents.dqn_graph import DQNGraph
+from rlworkbench.agents.ppo import PPOAgent
+from rlworkbench.agents.ppo_graph import PPOGraph
 from rlworkbench.agents.registry import agent_class, known_agents, register_agent
 from rlworkbench.errors import CheckpointError, ConfigError
 
@@ -20,6 +22,8 @@ __all__ = [
     "ConfigError",
     "DQNAgent",
     "DQNGraph",
+    "PPOAgent",
+    "PPOGraph",
     "agent_class",
     "builtin_config",
     "builtin_configs",

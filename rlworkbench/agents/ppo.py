@@ -1,0 +1,238 @@
+"""PPO as an agent: :class:`PPOGraph` made from a config, plus its rollout buffer and minibatch epochs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import numpy as np
+
+from rlworkbench import nest
+from rlworkbench.agents.agent import Agent
+from rlworkbench.agents.config import config_section
+from rlworkbench.agents.ppo_config import DEFAULTS, SCHEMA
+from rlworkbench.agents.ppo_graph import PPOGraph
+from rlworkbench.agents.ppo_rollout import Rollout, RolloutBuffer
+from rlworkbench.agents.registry import register_agent
+from rlworkbench.components.helpers.gae import GAE
+from rlworkbench.components.layers.neural_network import NeuralNetwork
+from rlworkbench.components.losses.ppo_loss import PPOLoss
+from rlworkbench.components.policies.policy import Policy
+from rlworkbench.components.policies.shared_value_function_policy import SharedValueFunctionPolicy
+from rlworkbench.components.preprocessing.preprocessor_stack import PreprocessorStack
+from rlworkbench.components.registry import from_spec, registered
+from rlworkbench.errors import ConfigError, SpaceError
+from rlworkbench.spaces import BoolBox, FloatBox, Space
+
+BATCH_KEYS = ("states", "actions", "rewards", "terminals", "next_states")
+LOSS_PARTS = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")
+
+
+@register_agent("ppo")
+class PPOAgent(Agent):
+    """Proximal policy optimisation for any action space the :class:`Policy` covers (categorical, normal, ...,
+    containers of them); see :mod:`rlworkbench.agents.ppo_config` for the config and :class:`PPOGraph` for the
+    components.
+
+    Schedule: ``observe`` collects transitions per environment; :meth:`wants_update` is true once the buffer holds
+    ``update/rollout_length`` steps per environment seen so far. :meth:`update` then learns from the whole rollout —
+    ``num_epochs`` shuffled passes of ``num_minibatches`` gradient steps (stopping early past ``target_kl``) — and
+    empties the buffer; ``updates`` counts these rollout updates (one :meth:`update` call each), the optimizer's
+    ``steps`` variable the gradient steps.
+
+    Returns: the log-probs and values of a rollout are computed in one batch when it is complete (the policy did
+    not change while it was collected). A step's return bootstraps from ``V(next_state)`` where its episode goes on
+    beyond the rollout: at the rollout's end, and on truncation (``terminals=False`` and the true final
+    observation as ``next_states``; the next row of that environment then starts a new trajectory). GAE then runs
+    on the rollout as batch-major sequences, one per environment.
+
+    Checkpoints keep the weights (networks and optimizer state), counters and the shuffling generator; a rollout
+    still being collected is not saved, and :meth:`load` drops the current one (it belongs to other weights) and
+    forgets the environments seen. The action samplers' generator states are not saved (the base does not keep
+    them), so a loaded agent acts with other random draws than the saved one would have; updates on the same
+    transitions are identical. The buffer holds raw states and preprocesses them at update time, so preprocessors
+    must be stateless. Normal actions are unbounded: clip them in the env (``gymnasium.wrappers.ClipAction``; the
+    rollout keeps the unclipped sample, whose log-prob is the right one), or pick ``squashed_normal`` or ``beta``.
+    """
+
+    schema = SCHEMA
+    defaults = DEFAULTS
+
+    def make_root(self) -> PPOGraph:
+        config = self.config
+        with config_section("preprocessing"):
+            self.preprocessor = self._make_preprocessor(config["preprocessing"])
+        policy_config = config["policy"]
+        with config_section("policy"):
+            options = {"distributions": policy_config["distribution"], "name": "policy"}
+            if policy_config["shared_value_function"]:
+                policy: Policy = SharedValueFunctionPolicy(policy_config["network"], self.action_space,
+                                                           value_units=policy_config["value_units"], **options)
+            else:
+                policy = Policy(policy_config["network"], self.action_space, **options)
+        value_network = None
+        if not policy_config["shared_value_function"]:
+            with config_section("policy/value_network"):
+                value_network = NeuralNetwork([*policy_config["value_network"], {"type": "dense", "units": 1}],
+                                              name="value_network")
+        loss_config = config["loss"]
+        with config_section("loss"):
+            loss = PPOLoss(loss_config["clip_ratio"], loss_config["value_clip"], loss_config["entropy_weight"],
+                           loss_config["value_weight"], name="loss")
+            gae = GAE(config["discount"], loss_config["gae_lambda"], name="gae")
+        with config_section("optimizer"):
+            optimized = ["policy"] + (["value_network"] if value_network is not None else [])
+            optimizer = from_spec(config["optimizer"], variables_of=optimized, name="optimizer")
+        self.buffer = RolloutBuffer()
+        self.shuffle_rng = np.random.default_rng(self.seed)
+        self.env_ids_seen: set[Any] = set()
+        return PPOGraph(policy, gae, loss, optimizer, value_network=value_network, preprocessor=self.preprocessor,
+                        normalize_advantages=loss_config["normalize_advantages"])
+
+    @staticmethod
+    def _make_preprocessor(specs: list[Mapping[str, Any]]) -> PreprocessorStack | None:
+        for index, spec in enumerate(specs):
+            if "reset" in registered()[spec["type"]].api_methods:
+                raise ConfigError("PPO preprocesses its rollouts at update time, so its preprocessors must be "
+                                  "stateless", key_path=f"{index}/type", expected="a preprocessor without state "
+                                  "(not a frame stack or running normaliser; use env wrappers)", got=spec["type"])
+        return PreprocessorStack(specs, name="preprocessor") if specs else None
+
+    def root_input_spaces(self) -> dict[str, Space]:
+        batch = {"add_batch_rank": True}
+        sequences = {"add_batch_rank": True, "add_time_rank": True}
+        spaces: dict[str, Space] = {
+            "preprocessed_states": self.preprocessed_space, "actions": self.action_space.with_batch_rank(),
+            **{name: FloatBox(**batch) for name in ("prev_log_probs", "advantages", "value_targets", "prev_values",
+                                                    "bootstrap_values")},
+            "sequence_rewards": FloatBox(**sequences), "sequence_values": FloatBox(**sequences),
+            "sequence_terminals": BoolBox(**sequences)}
+        if self.preprocessor is not None:
+            spaces["states"] = self.state_space.with_batch_rank()
+        return spaces
+
+    def root_api_methods(self) -> list[str]:
+        methods = ["act", "act_greedy", "get_state_values", "evaluate", "advantages", "update_minibatch"]
+        return methods + (["preprocess"] if self.preprocessor is not None else [])
+
+    # ----- acting and observing ------------------------------------------------------------------------------
+    def _act(self, preprocessed_states: Any, explore: bool) -> Any:
+        return self.executor.execute("act" if explore else "act_greedy", preprocessed_states)
+
+    def get_state_values(self, states: Any, preprocess: bool = True) -> np.ndarray:
+        """``V(states)`` for a batch of states."""
+        self._require_built("get_state_values")
+        return self.executor.execute("get_state_values", self.preprocess(states) if preprocess else states)
+
+    def _observe(self, env_ids: list[Any], starts: np.ndarray, states: Any, actions: Any, rewards: np.ndarray,
+                 terminals: np.ndarray, next_states: Any) -> None:
+        self.buffer.add(env_ids, starts, self.state_space.flatten(states), self.action_space.flatten(actions),
+                        rewards, terminals, self.state_space.flatten(next_states))
+        self.env_ids_seen.update(env_ids)
+
+    # ----- learning -----------------------------------------------------------------------------------------------
+    def wants_update(self) -> bool:
+        due = self.config["update"]["rollout_length"] * max(len(self.env_ids_seen), 1)
+        return self.buffer.size >= due
+
+    def update(self, batch: Mapping[str, Any] | None = None) -> dict[str, float]:
+        """Learns from the collected rollout (then empties the buffer), or from ``batch``: a rollout given from
+        outside as batch-major sequences, one row per environment — keys ``states``, ``actions``, ``rewards``,
+        ``terminals``, ``next_states``, each shaped ``(num_envs, length, ...)``, raw states as ``observe`` takes
+        them. Returns means over the gradient steps of ``loss``, ``policy_loss``, ``value_loss``, ``entropy``,
+        ``approx_kl``, ``clip_fraction`` and ``grad_norm`` (before clipping), plus ``explained_variance`` of the
+        rollout's values, ``rollout_steps`` and ``gradient_steps``."""
+        self._require_built("update")
+        rollout = self.buffer.rollout() if batch is None else self._external_rollout(batch)
+        metrics = self._learn(rollout)
+        if batch is None:
+            self.buffer.clear()
+        self.updates += 1
+        return metrics
+
+    def _learn(self, rollout: Rollout) -> dict[str, float]:
+        states = self.preprocess(self.state_space.unflatten(rollout.states))
+        actions = self.action_space.unflatten(rollout.actions)
+        log_probs, values = self.executor.execute("evaluate", states, actions)
+        advantages, targets = self.advantages(rollout, values)
+        inputs = (states, actions, log_probs, advantages, targets, values)
+        target_kl = self.config["update"]["target_kl"]
+        totals: dict[str, float] = {}
+        steps = 0
+        for rows in self._minibatches(rollout.size):
+            loss, grad_norm, parts = self.executor.execute("update_minibatch", *(_rows(x, rows) for x in inputs))
+            for name, value in (("loss", loss), ("grad_norm", grad_norm), *parts.items()):
+                totals[name] = totals.get(name, 0.0) + float(value)
+            steps += 1
+            if target_kl is not None and float(parts["approx_kl"]) > target_kl:
+                break
+        metrics = {name: totals[name] / steps for name in ("loss", *LOSS_PARTS, "grad_norm")}
+        variance = float(np.var(targets))
+        metrics["explained_variance"] = 1.0 - float(np.var(targets - values)) / variance if variance > 0 else 0.0
+        metrics.update(rollout_steps=float(rollout.size), gradient_steps=float(steps))
+        return metrics
+
+    def _minibatches(self, size: int) -> Iterator[np.ndarray]:
+        """Row numbers of the minibatches: ``num_epochs`` shuffled passes of ``num_minibatches`` each."""
+        config = self.config["update"]
+        for _ in range(config["num_epochs"]):
+            yield from np.array_split(self.shuffle_rng.permutation(size), min(config["num_minibatches"], size))
+
+    def advantages(self, rollout: Rollout, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """GAE ``(advantages, value_targets)`` per step of ``rollout``, given ``values`` (``V`` of its states).
+
+        A step whose episode goes on past the rollout (or was truncated) ends its sequence and takes
+        ``discount * V(next_state)`` into its reward, which is exactly GAE with that bootstrap value."""
+        next_values = np.zeros(rollout.size, dtype=np.float32)
+        rows = np.flatnonzero(rollout.bootstraps)
+        if rows.size:
+            next_states = self.state_space.unflatten({k: v[rows] for k, v in rollout.next_states.items()})
+            next_values[rows] = self.executor.execute("get_state_values", self.preprocess(next_states))
+        rewards = rollout.rewards + np.float32(self.config["discount"]) * next_values
+        advantages, targets = self.executor.execute(
+            "advantages", rollout.padded(rewards), rollout.padded(values), rollout.padded(~rollout.continues, True),
+            np.zeros(len(rollout.index), dtype=np.float32))
+        return rollout.unpadded(advantages), rollout.unpadded(targets)
+
+    def _external_rollout(self, batch: Mapping[str, Any]) -> Rollout:
+        missing = [key for key in BATCH_KEYS if key not in batch]
+        unknown = [key for key in batch if key not in BATCH_KEYS]
+        if missing or unknown:
+            raise SpaceError("an update batch needs exactly these keys", argument="batch", expected=list(BATCH_KEYS),
+                             got=f"missing {missing}, unknown {unknown}")
+        rewards = np.asarray(batch["rewards"], dtype=np.float32)
+        if rewards.ndim != 2:
+            raise SpaceError("an update batch holds sequences: (num_envs, length) rewards", argument="batch",
+                             key_path="rewards", expected="2 dims", got=f"shape {rewards.shape}")
+        flat = {key: self.state_space.flatten(nest.map_structure(np.asarray, batch[key]))
+                for key in ("states", "next_states")}
+        actions = self.action_space.flatten(nest.map_structure(np.asarray, batch["actions"]))
+        terminals = np.asarray(batch["terminals"], dtype=bool)
+        buffer = RolloutBuffer()
+        num_envs, length = rewards.shape
+        for t in range(length):
+            starts = np.full(num_envs, t == 0)
+            if t:
+                for key, value in flat["states"].items():
+                    same = value[:, t] == flat["next_states"][key][:, t - 1]
+                    starts |= ~same.reshape(num_envs, -1).all(axis=1)
+            buffer.add(np.arange(num_envs), starts, {k: v[:, t] for k, v in flat["states"].items()},
+                       {k: v[:, t] for k, v in actions.items()}, rewards[:, t], terminals[:, t],
+                       {k: v[:, t] for k, v in flat["next_states"].items()})
+        return buffer.rollout()
+
+    # ----- checkpoints ------------------------------------------------------------------------------------------
+    def extra_state(self) -> dict[str, Any]:
+        return {"shuffle_rng": self.shuffle_rng.bit_generator.state}
+
+    def load_extra_state(self, state: Mapping[str, Any]) -> None:
+        """Restores the shuffling generator; drops the rollout being collected and the environments seen."""
+        if "shuffle_rng" in state:
+            self.shuffle_rng.bit_generator.state = dict(state["shuffle_rng"])
+        self.buffer.clear()
+        self.env_ids_seen.clear()
+
+
+def _rows(value: Any, rows: np.ndarray) -> Any:
+    """The rows ``rows`` of every leaf of ``value``."""
+    return nest.map_structure(lambda leaf: leaf[rows], value)

@@ -1,0 +1,110 @@
+"""The root component of PPO: library components wired together through their API methods only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rlworkbench.components.helpers.gae import GAE
+from rlworkbench.components.losses.ppo_loss import PPOLoss
+from rlworkbench.components.optimizers.optimizer import Optimizer
+from rlworkbench.components.policies.policy import Policy
+from rlworkbench.core.component import Component
+from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.spaces import FloatBox, Space
+
+
+def _float_batch(component: PPOGraph, *inputs: Space) -> Space:
+    return FloatBox(add_batch_rank=True)
+
+
+class PPOGraph(Component):
+    """Proximal policy optimisation (Schulman et al. 2017) with GAE, value clipping and advantage normalisation as
+    options of its parts.
+
+    Sub-components: ``preprocessor`` (optional), ``policy`` (a :class:`Policy`; with a value head — a
+    ``SharedValueFunctionPolicy`` — unless a separate ``value_network`` is given, a network ending in one unit),
+    ``gae`` (:class:`GAE`), ``loss`` (:class:`PPOLoss`) and ``optimizer`` (of the policy's and the value network's
+    variables).
+
+    API (states are preprocessed states, batched; log-probs and entropies are summed over the leaves of a
+    container action): ``preprocess(states)``, ``act(preprocessed_states)`` (random actions),
+    ``act_greedy(preprocessed_states)``, ``get_state_values(preprocessed_states)``,
+    ``evaluate(preprocessed_states, actions) -> (log_probs, values)``, ``advantages(sequence_rewards,
+    sequence_values, sequence_terminals, bootstrap_values) -> (advantages, value_targets)`` on batch-major
+    sequences, and ``update_minibatch(preprocessed_states, actions, prev_log_probs, advantages, value_targets,
+    prev_values) -> (loss, grad_norm, parts)`` — one gradient step, ``parts`` the loss's diagnostics.
+    """
+
+    def __init__(self, policy: Policy, gae: GAE, loss: PPOLoss, optimizer: Optimizer,
+                 value_network: Component | None = None, preprocessor: Component | None = None,
+                 normalize_advantages: bool = True, name: str = "ppo"):
+        self.policy, self.gae, self.loss, self.optimizer = policy, gae, loss, optimizer
+        self.value_network, self.preprocessor = value_network, preprocessor
+        optional = [c for c in (preprocessor, value_network) if c is not None]
+        super().__init__(*optional, policy, gae, loss, optimizer, name=name)
+        self.normalize_advantages = bool(normalize_advantages)
+        self.clip_values = loss.value_clip is not None
+
+    # ----- acting -----------------------------------------------------------------------------------------------
+    @api
+    def preprocess(self, states: Any) -> Any:
+        return self.preprocessor.preprocess(states)
+
+    @api
+    def act(self, preprocessed_states: Any) -> Any:
+        return self.policy.get_stochastic_action(preprocessed_states)
+
+    @api
+    def act_greedy(self, preprocessed_states: Any) -> Any:
+        return self.policy.get_deterministic_action(preprocessed_states)
+
+    @api
+    def get_state_values(self, preprocessed_states: Any) -> Any:
+        """``V(states)``: from the policy's value head, or from the separate value network."""
+        if self.value_network is None:
+            return self.policy.get_state_values(preprocessed_states)
+        return self._squeeze(self.value_network.apply(preprocessed_states))
+
+    # ----- rollouts and learning --------------------------------------------------------------------------------
+    @api
+    def evaluate(self, preprocessed_states: Any, actions: Any) -> Any:
+        """``(log_probs, values)`` of a rollout's actions and states under the current policy."""
+        log_probs = self._joint(self.policy.get_log_probs(preprocessed_states, actions))
+        return log_probs, self.get_state_values(preprocessed_states)
+
+    @api
+    def advantages(self, sequence_rewards: Any, sequence_values: Any, sequence_terminals: Any,
+                   bootstrap_values: Any) -> Any:
+        """GAE ``(advantages, value_targets)`` of batch-major sequences (see :class:`GAE`)."""
+        return self.gae.calculate(sequence_rewards, sequence_values, sequence_terminals, bootstrap_values)
+
+    @api
+    def update_minibatch(self, preprocessed_states: Any, actions: Any, prev_log_probs: Any, advantages: Any,
+                         value_targets: Any, prev_values: Any) -> Any:
+        """One gradient step of the clipped surrogate on a minibatch: ``(loss, grad_norm, parts)``."""
+        log_probs = self._joint(self.policy.get_log_probs(preprocessed_states, actions))
+        entropies = self._joint(self.policy.get_entropy(preprocessed_states))
+        values = self.get_state_values(preprocessed_states)
+        if self.normalize_advantages:
+            advantages = self._normalized(advantages)
+        loss, _, parts = self.loss.loss(log_probs, prev_log_probs, advantages, entropies, values, value_targets,
+                                        *([prev_values] if self.clip_values else []))
+        loss, grad_norm = self.optimizer.step(loss)
+        return loss, grad_norm, parts
+
+    # ----- graph functions --------------------------------------------------------------------------------------
+    @graph_fn
+    def _squeeze(self, values: Any) -> Any:
+        return self.ops.squeeze(values, -1)
+
+    @graph_fn(flatten=True)
+    def _joint(self, per_leaf: Any) -> Any:
+        """The sum over the leaves of a container action (a single action's value as it is)."""
+        values = list(per_leaf.values()) if isinstance(per_leaf, dict) else [per_leaf]
+        return values[0] if len(values) == 1 else self.ops.reduce_sum(self.ops.stack(values, -1), -1)
+
+    @graph_fn(output_spaces=_float_batch)
+    def _normalized(self, advantages: Any) -> Any:
+        mean = self.ops.reduce_mean(advantages)
+        std = self.ops.sqrt(self.ops.reduce_mean(self.ops.square(advantages - mean)))
+        return (advantages - mean) / (std + 1e-8)
