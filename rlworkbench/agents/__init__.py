@@ -14,6 +14,8 @@ from rlworkbench.agents.dqn_graph import DQNGraph
 from rlworkbench.agents.ppo import PPOAgent
 from rlworkbench.agents.ppo_graph import PPOGraph
 from rlworkbench.agents.registry import agent_class, known_agents, register_agent
+from rlworkbench.agents.sac import SACAgent
+from rlworkbench.agents.sac_graph import SACGraph
 from rlworkbench.errors import CheckpointError, ConfigError
 
 __all__ = [
@@ -24,6 +26,8 @@ __all__ = [
     "DQNGraph",
     "PPOAgent",
     "PPOGraph",
+    "SACAgent",
+    "SACGraph",
     "agent_class",
     "builtin_config",
     "builtin_configs",
