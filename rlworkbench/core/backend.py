@@ -61,7 +61,7 @@ class Backend(abc.ABC):
                         layout: str = "row_major") -> Any:
         """A variable holding ``value``; ``layout`` is a storage hint (see ``Component.create_variable``)."""
 
-    def limit_threads(self, count: int) -> None:
+    def limit_threads(self, count: int) -> None:  # noqa: B027 - an optional hook: most backends need nothing
         """Caps the framework's intra-op threads (small RL batches run fastest on one thread per process)."""
 
     @abc.abstractmethod
