@@ -48,6 +48,10 @@ class Agent(abc.ABC):
     type_name: ClassVar[str] = ""
     schema: ClassVar[dict[str, Any]] = {}
     defaults: ClassVar[dict[str, Any]] = {}
+    #: The root API method that acts deterministically on a batch of preprocessed states — what
+    #: ``get_actions(states, explore=False)`` runs after preprocessing. :meth:`export_model` exports it, after
+    #: the root's ``preprocess`` when the agent has a preprocessor. ``None``: the agent type has none.
+    acting_api_method: ClassVar[str | None] = "act_greedy"
 
     def __init__(self, config: Mapping[str, Any] | str | Path, state_space: Space, action_space: Space,
                  backend: str | None = None, seed: int | None = None):
@@ -251,6 +255,24 @@ class Agent(abc.ABC):
         reseed_generators(self.root, self.executor.backend, stream)
         self.reset()
         return self
+
+    def export_model(self, path: str | Path, format: str | None = None) -> Path:
+        """Writes the deterministic acting path (preprocessing, policy, greedy action: what ``get_actions(states,
+        explore=False)`` computes) as a standalone model at ``path``, with the current weights, plus a JSON
+        sidecar ``<path>.json`` (format, input and output spaces). Formats depend on the backend (see
+        ``executor.export_formats``; ``None``: its default), e.g. ``"torchscript"``/``"onnx"`` or
+        ``"saved_model"``; another raises a ConfigError listing them. The model takes ``states`` (batched) and
+        gives ``actions``. Returns ``path``."""
+        executor = self._require_built("export_model")
+        acting = self.acting_api_method
+        if acting is None or acting not in executor.graph.root_inputs:
+            raise BuildError("this agent's root has no deterministic acting API method to export",
+                             component=self.root.path, api_method=acting, expected="a built root API method named "
+                             "by acting_api_method", got=sorted(executor.graph.root_inputs))
+        methods = ([] if self.preprocessor is None else ["preprocess"]) + [acting]
+        return executor.export(methods, path, format, input_names=["states"], output_name="actions",
+                               metadata={"agent_type": self.type_name, "timesteps": self.timesteps,
+                                         "updates": self.updates})
 
     # ----- helpers ----------------------------------------------------------------------------------------------
     @property

@@ -8,19 +8,21 @@ PyTorch they call the user's API method directly (the fast path), for TensorFlow
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rlworkbench import nest
 from rlworkbench.core.records import Record
-from rlworkbench.errors import BuildError, SpaceError
+from rlworkbench.errors import BuildError, ConfigError, SpaceError
 from rlworkbench.spaces import BoxSpace, ContainerSpace, Space, TextBox
 
 if TYPE_CHECKING:
     from rlworkbench.core.backend import Backend
     from rlworkbench.core.component import Component
+    from rlworkbench.core.export import ExportPlan
     from rlworkbench.core.graph import ComponentGraph
 
 Call = tuple[str, Any]
@@ -90,6 +92,36 @@ class Executor(abc.ABC):
 
     def summary(self) -> str:
         return self.graph.summary()
+
+    # ----- exporting --------------------------------------------------------------------------------------------
+    export_formats: tuple[str, ...] = ()  # the model formats :meth:`export` writes on this backend, default first
+
+    def export(self, api_methods: str | Sequence[str], path: str | Path, format: str | None = None, *,
+               input_names: Sequence[str] | None = None, output_name: str = "outputs",
+               metadata: Mapping[str, Any] | None = None) -> Path:
+        """Writes a root API method — or a chain of them, each one's output the next one's only input — as a
+        standalone model at ``path`` in ``format`` (one of :attr:`export_formats`; ``None``: the first), plus a
+        JSON sidecar ``<path>.json`` with the format and the input and output spaces. Returns ``path``.
+
+        The model takes one tensor per leaf of the first method's parameter spaces (named by parameter, or by
+        ``input_names``, and key path) and gives one per leaf of the last method's output (named
+        ``output_name``); batch/time ranks are dynamic axes. The model holds the current weights; ``metadata``
+        (JSON-able) goes into the sidecar. An unsupported format raises a ConfigError listing the supported ones.
+        """
+        from rlworkbench.core.export import ExportPlan, check_format
+
+        chosen = check_format(format, self.export_formats, self.backend.name)
+        plan = ExportPlan(self.graph, api_methods, input_names=input_names, output_name=output_name)
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._export(plan, path, chosen)
+        plan.write_sidecar(chosen, self.backend.name, path, metadata)
+        return path
+
+    def _export(self, plan: ExportPlan, path: Path, format: str) -> None:
+        """Writes the model of ``plan`` (``plan(*inputs)`` runs it on backend tensors); backends override."""
+        raise ConfigError(f"the {self.backend.name} backend cannot export models", argument="format",
+                          expected=list(self.export_formats), got=format)
 
     # ----- helpers for backends ------------------------------------------------------------------------------
     def input_converters(self, component: Component, api_name: str,

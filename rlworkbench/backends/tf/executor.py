@@ -16,7 +16,10 @@ from rlworkbench.core.records import Record
 from rlworkbench.errors import BuildError, RLWorkbenchError, SpaceError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from rlworkbench.core.component import Component
+    from rlworkbench.core.export import ExportPlan
     from rlworkbench.core.graph import ComponentGraph
     from rlworkbench.spaces import Space
 
@@ -132,6 +135,13 @@ class TFExecutor(Executor):
 
         run.function = function  # type: ignore[attr-defined]  # the tf.function, for inspection (tracing count)
         return run
+
+    export_formats = ("saved_model",)
+
+    def _export(self, plan: ExportPlan, path: Path, format: str) -> None:
+        from rlworkbench.backends.tf.export import export
+
+        export(self, plan, path, format)
 
     def write_graph(self, logdir: str, api_name: str, component: Component | str | None = None) -> str:
         """Writes the TF graph of an API method for TensorBoard (each component is a name scope)."""

@@ -12,7 +12,10 @@ from rlworkbench.core.executor import Executor
 from rlworkbench.errors import SpaceError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from rlworkbench.core.component import Component
+    from rlworkbench.core.export import ExportPlan
     from rlworkbench.spaces import Space
 
 
@@ -39,6 +42,12 @@ class TorchExecutor(Executor):
     ``torch.no_grad`` uses inside, without creating a context object per call."""
 
     backend_tensor_type = torch.Tensor
+    export_formats = ("torchscript", "onnx")
+
+    def _export(self, plan: ExportPlan, path: Path, format: str) -> None:
+        from rlworkbench.backends.torch.export import export
+
+        export(self, plan, path, format)
 
     def _make_entry(self, component: Component, api_name: str, as_numpy: bool) -> Callable[..., Any]:
         function = getattr(component, api_name)  # the plain bound function the fast path installed
