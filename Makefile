@@ -19,6 +19,8 @@ bench: bootstrap
 	$(VENV_PY) -m bench.build_overhead
 	$(VENV_PY) -m bench.act_overhead
 	$(VENV_PY) -m bench.backends
+	$(VENV_PY) -m bench.sample_throughput
+	$(VENV_PY) -m bench.learning --seeds 3
 
 lint: bootstrap
 	$(VENV_PY) -m ruff check rlworkbench tests bench

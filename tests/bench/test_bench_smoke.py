@@ -74,3 +74,37 @@ def test_backends_writes_its_csv(tmp_path):
     assert {"execute_median_us", "tf_function_median_us", "concrete_median_us", "concrete_tensor_median_us",
             "ratio_vs_concrete"} <= set(path.columns)
     assert set(frame["benchmark"]) == {"backends_act", "backends_build", "backends_tf_call_path"}
+
+
+def test_learning_writes_its_csv_and_configs(tmp_path):
+    from bench import learning
+
+    out = tmp_path / "learning.csv"
+    returned = learning.main(["--seeds", "1", "--algos", "dqn", "--backends", "torch", "--step-cap", "300",
+                              "--out", str(out), "--quiet"])
+    frame = pd.read_csv(out)
+    assert len(frame) == len(returned) == 1
+    assert {"algo", "backend", "seed", "reached", "steps_to_threshold", "wall_s", "final_mean_return",
+            "python", "torch", "timestamp"} <= set(frame.columns)
+    assert frame.loc[0, "algo"] == "dqn" and frame.loc[0, "backend"] == "torch"
+    assert frame.loc[0, "timesteps_run"] >= 300 and frame.loc[0, "wall_s"] > 0
+    assert not frame.loc[0, "reached"] and pd.isna(frame.loc[0, "steps_to_threshold"])
+    import json
+
+    configs = json.loads((tmp_path / "learning_configs.json").read_text())
+    assert configs["dqn"]["agent_config"]["type"] == "dqn" and configs["dqn"]["threshold"] == 475.0
+    assert len(learning.summarize(frame)) == 1
+
+
+def test_sample_throughput_writes_its_csv(tmp_path):
+    from bench import sample_throughput
+
+    out = tmp_path / "throughput.csv"
+    # RLlib left out: importing it alone takes longer than the whole test should
+    returned = sample_throughput.main(["--repeats", "2", "--timesteps", "64", "--no-rllib", "--out", str(out),
+                                       "--quiet"])
+    frame = pd.read_csv(out)
+    assert len(frame) == len(returned) == 2
+    assert list(frame["contender"]) == ["ours", "bare"]
+    assert (frame["median_frames_per_s"] > 0).all()
+    assert frame.loc[1, "target"] == "ours/bare >= 0.75" and frame.loc[1, "ratio"] > 0
