@@ -125,7 +125,9 @@ def settings(algos: list[str], configs: dict[str, dict]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> pd.DataFrame:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=5, help="seeds 0..N-1 per (algo, backend)")
+    parser.add_argument("--seeds", type=int, default=5, help="number of seeds per (algo, backend)")
+    parser.add_argument("--first-seed", type=int, default=0,
+                        help="seeds run first_seed .. first_seed+N-1 (to add seeds to an earlier run, then --combine)")
     parser.add_argument("--backends", nargs="+", default=["torch", "tf"], choices=["torch", "tf"])
     parser.add_argument("--algos", nargs="+", default=list(SPECS), choices=list(SPECS))
     parser.add_argument("--step-cap", type=int, default=None, help="override every algo's step cap (smoke tests)")
@@ -154,7 +156,7 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     with common.torch_threads(args.threads):
         for algo in args.algos:
             for backend in args.backends:
-                for seed in range(args.seeds):
+                for seed in range(args.first_seed, args.first_seed + args.seeds):
                     row, config = run_one(algo, backend, seed, args.step_cap)
                     configs.setdefault(algo, config)
                     rows.append(row)
