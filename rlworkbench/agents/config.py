@@ -233,3 +233,15 @@ def config_section(path: str) -> Iterator[None]:
         raise
     except (TypeError, ValueError) as error:  # a value of the right JSON type that a component still rejects
         raise ConfigError(f"bad value: {type(error).__name__}: {error}", key_path=path) from error
+
+
+# ----- schema pieces shared by the agents' schemas ------------------------------------------------------------
+def section(properties: dict[str, Any]) -> dict[str, Any]:
+    """A config section: an object with exactly these keys (all required once defaults are merged)."""
+    return {"type": "object", "additionalProperties": False, "required": sorted(properties),
+            "properties": properties}
+
+
+POSITIVE_INT: dict[str, Any] = {"type": "integer", "minimum": 1}
+UNITS: dict[str, Any] = {"type": "array", "items": POSITIVE_INT}
+PROBABILITY: dict[str, Any] = {"type": "number", "minimum": 0, "maximum": 1}

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rlworkbench.agents.config import component_spec
+from rlworkbench.agents.config import POSITIVE_INT, PROBABILITY, UNITS, component_spec, section
 
 DEFAULTS: dict[str, Any] = {
     "type": "dqn",
@@ -33,52 +33,44 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
-def _section(properties: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "object", "additionalProperties": False, "required": sorted(properties),
-            "properties": properties}
 
-
-_INT1 = {"type": "integer", "minimum": 1}
-_UNITS = {"type": "array", "items": _INT1}
-_PROBABILITY = {"type": "number", "minimum": 0, "maximum": 1}
-
-SCHEMA: dict[str, Any] = _section({
+SCHEMA: dict[str, Any] = section({
     "type": {"const": "dqn"},
-    "discount": _PROBABILITY,
+    "discount": PROBABILITY,
     "preprocessing": {"type": "array", "items": component_spec("preprocessor")},
-    "policy": _section({
+    "policy": section({
         "network": {"type": "array", "minItems": 1, "items": component_spec("layer")},
         "dueling": {"type": "boolean"},
-        "value_units": _UNITS,
-        "advantage_units": _UNITS,
+        "value_units": UNITS,
+        "advantage_units": UNITS,
     }),
-    "loss": _section({
+    "loss": section({
         "double_q": {"type": "boolean"},
-        "n_step": _INT1,
+        "n_step": POSITIVE_INT,
         "huber_loss": {"type": "boolean"},
         "huber_delta": {"type": "number", "exclusiveMinimum": 0},
     }),
     "memory": component_spec(
         types=["replay_memory", "prioritized_replay"], extra=("priority_epsilon",), required=["type", "capacity"],
-        properties={"capacity": _INT1, "alpha": {"type": "number", "minimum": 0},
+        properties={"capacity": POSITIVE_INT, "alpha": {"type": "number", "minimum": 0},
                     "beta": {"type": "number", "minimum": 0},
                     "priority_epsilon": {"type": "number", "exclusiveMinimum": 0}}),
-    "exploration": _section({
-        "epsilon": {"anyOf": [_PROBABILITY, component_spec("time_dependent_parameter")]},
+    "exploration": section({
+        "epsilon": {"anyOf": [PROBABILITY, component_spec("time_dependent_parameter")]},
     }),
     "optimizer": component_spec(
         "optimizer", reserved=("variables_of", "name", "device"),
         properties={"learning_rate": {"type": "number", "exclusiveMinimum": 0},
                     "clip_grad_norm": {"type": ["number", "null"], "exclusiveMinimum": 0},
                     "clip_grad_value": {"type": ["number", "null"], "exclusiveMinimum": 0}}),
-    "update": _section({
-        "batch_size": _INT1,
+    "update": section({
+        "batch_size": POSITIVE_INT,
         "learning_starts": {"type": "integer", "minimum": 0},
-        "update_interval": _INT1,
-        "gradient_steps": _INT1,
+        "update_interval": POSITIVE_INT,
+        "gradient_steps": POSITIVE_INT,
     }),
-    "target": _section({
-        "sync_interval": _INT1,
+    "target": section({
+        "sync_interval": POSITIVE_INT,
         "tau": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
     }),
 })

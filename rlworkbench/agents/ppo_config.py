@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rlworkbench.agents.config import component_spec
+from rlworkbench.agents.config import POSITIVE_INT, PROBABILITY, UNITS, component_spec, section
 from rlworkbench.components.distributions import Distribution
 from rlworkbench.components.registry import registered
 
@@ -41,47 +41,39 @@ def distribution_types() -> list[str]:
     return sorted(name for name, cls in registered().items() if issubclass(cls, Distribution))
 
 
-def _section(properties: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "object", "additionalProperties": False, "required": sorted(properties),
-            "properties": properties}
-
-
-_INT1 = {"type": "integer", "minimum": 1}
-_UNITS = {"type": "array", "items": _INT1}
-_PROBABILITY = {"type": "number", "minimum": 0, "maximum": 1}
 _NON_NEGATIVE = {"type": "number", "minimum": 0}
 _POSITIVE_OR_NULL = {"type": ["number", "null"], "exclusiveMinimum": 0}
 _LAYERS = {"type": "array", "minItems": 1, "items": component_spec("layer")}
 
-SCHEMA: dict[str, Any] = _section({
+SCHEMA: dict[str, Any] = section({
     "type": {"const": "ppo"},
-    "discount": _PROBABILITY,
+    "discount": PROBABILITY,
     "preprocessing": {"type": "array", "items": component_spec("preprocessor")},
-    "policy": _section({
+    "policy": section({
         "network": _LAYERS,
         "distribution": {"type": ["null", "string", "object"], "if": {"type": "string"},
                          "then": {"enum": distribution_types()},
                          "additionalProperties": {"enum": distribution_types()}},
         "shared_value_function": {"type": "boolean"},
-        "value_units": _UNITS,
+        "value_units": UNITS,
         "value_network": _LAYERS,
     }),
-    "loss": _section({
+    "loss": section({
         "clip_ratio": {"type": "number", "exclusiveMinimum": 0},
         "value_clip": _POSITIVE_OR_NULL,
         "entropy_weight": _NON_NEGATIVE,
         "value_weight": _NON_NEGATIVE,
-        "gae_lambda": _PROBABILITY,
+        "gae_lambda": PROBABILITY,
         "normalize_advantages": {"type": "boolean"},
     }),
     "optimizer": component_spec(
         "optimizer", reserved=("variables_of", "name", "device"),
         properties={"learning_rate": {"type": "number", "exclusiveMinimum": 0},
                     "clip_grad_norm": _POSITIVE_OR_NULL, "clip_grad_value": _POSITIVE_OR_NULL}),
-    "update": _section({
-        "rollout_length": _INT1,
-        "num_epochs": _INT1,
-        "num_minibatches": _INT1,
+    "update": section({
+        "rollout_length": POSITIVE_INT,
+        "num_epochs": POSITIVE_INT,
+        "num_minibatches": POSITIVE_INT,
         "target_kl": _POSITIVE_OR_NULL,
     }),
 })

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rlworkbench.agents.config import component_spec
+from rlworkbench.agents.config import POSITIVE_INT, PROBABILITY, component_spec, section
 
 _HIDDEN = [{"type": "dense", "units": 256, "activation": "relu"},
            {"type": "dense", "units": 256, "activation": "relu"}]
@@ -37,13 +37,6 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
-def _section(properties: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "object", "additionalProperties": False, "required": sorted(properties),
-            "properties": properties}
-
-
-_INT1 = {"type": "integer", "minimum": 1}
-_PROBABILITY = {"type": "number", "minimum": 0, "maximum": 1}
 _NETWORK = {"type": "array", "minItems": 1, "items": component_spec("layer")}
 _OPTIMIZER = component_spec(
     "optimizer", reserved=("variables_of", "name", "device"),
@@ -51,28 +44,28 @@ _OPTIMIZER = component_spec(
                 "clip_grad_norm": {"type": ["number", "null"], "exclusiveMinimum": 0},
                 "clip_grad_value": {"type": ["number", "null"], "exclusiveMinimum": 0}})
 
-SCHEMA: dict[str, Any] = _section({
+SCHEMA: dict[str, Any] = section({
     "type": {"const": "sac"},
-    "discount": _PROBABILITY,
+    "discount": PROBABILITY,
     "preprocessing": {"type": "array", "items": component_spec("preprocessor")},
-    "policy": _section({"network": _NETWORK}),
-    "critic": _section({"network": _NETWORK, "num_critics": _INT1}),
-    "temperature": _section({
+    "policy": section({"network": _NETWORK}),
+    "critic": section({"network": _NETWORK, "num_critics": POSITIVE_INT}),
+    "temperature": section({
         "initial_alpha": {"type": "number", "exclusiveMinimum": 0},
         "learn_alpha": {"type": "boolean"},
         "target_entropy": {"if": {"type": "string"}, "then": {"const": "auto"}, "else": {"type": "number"}},
     }),
     "memory": component_spec(types=["replay_memory"], required=["type", "capacity"],
-                             properties={"capacity": _INT1}),
-    "optimizers": _section({"critic": _OPTIMIZER, "actor": _OPTIMIZER, "alpha": _OPTIMIZER}),
-    "update": _section({
-        "batch_size": _INT1,
+                             properties={"capacity": POSITIVE_INT}),
+    "optimizers": section({"critic": _OPTIMIZER, "actor": _OPTIMIZER, "alpha": _OPTIMIZER}),
+    "update": section({
+        "batch_size": POSITIVE_INT,
         "learning_starts": {"type": "integer", "minimum": 0},
-        "update_interval": _INT1,
-        "gradient_steps": _INT1,
+        "update_interval": POSITIVE_INT,
+        "gradient_steps": POSITIVE_INT,
     }),
-    "target": _section({
-        "sync_interval": _INT1,
+    "target": section({
+        "sync_interval": POSITIVE_INT,
         "tau": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
     }),
 })
