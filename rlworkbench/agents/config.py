@@ -245,3 +245,21 @@ def section(properties: dict[str, Any]) -> dict[str, Any]:
 POSITIVE_INT: dict[str, Any] = {"type": "integer", "minimum": 1}
 UNITS: dict[str, Any] = {"type": "array", "items": POSITIVE_INT}
 PROBABILITY: dict[str, Any] = {"type": "number", "minimum": 0, "maximum": 1}
+OPTIMIZER: dict[str, Any] = component_spec(
+    "optimizer", reserved=("variables_of", "name", "device"),
+    properties={"learning_rate": {"type": "number", "exclusiveMinimum": 0},
+                "clip_grad_norm": {"type": ["number", "null"], "exclusiveMinimum": 0},
+                "clip_grad_value": {"type": ["number", "null"], "exclusiveMinimum": 0}})
+"""An optimizer spec for an agent's model (the agent sets ``variables_of``)."""
+OFF_POLICY_UPDATE: dict[str, Any] = section({
+    "batch_size": POSITIVE_INT,
+    "learning_starts": {"type": "integer", "minimum": 0},
+    "update_interval": POSITIVE_INT,
+    "gradient_steps": POSITIVE_INT,
+})
+"""The ``update`` section of replay-based agents: batch size, warm-up, and how often and how much to learn."""
+TARGET_SYNC: dict[str, Any] = section({
+    "sync_interval": POSITIVE_INT,
+    "tau": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+})
+"""The ``target`` section: sync every ``sync_interval`` updates with Polyak ``tau`` (1 is a hard copy)."""

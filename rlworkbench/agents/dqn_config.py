@@ -14,7 +14,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from rlworkbench.agents.config import POSITIVE_INT, PROBABILITY, UNITS, component_spec, section
+from rlworkbench.agents.config import (
+    OFF_POLICY_UPDATE,
+    OPTIMIZER,
+    POSITIVE_INT,
+    PROBABILITY,
+    TARGET_SYNC,
+    UNITS,
+    component_spec,
+    section,
+)
 
 DEFAULTS: dict[str, Any] = {
     "type": "dqn",
@@ -58,19 +67,7 @@ SCHEMA: dict[str, Any] = section({
     "exploration": section({
         "epsilon": {"anyOf": [PROBABILITY, component_spec("time_dependent_parameter")]},
     }),
-    "optimizer": component_spec(
-        "optimizer", reserved=("variables_of", "name", "device"),
-        properties={"learning_rate": {"type": "number", "exclusiveMinimum": 0},
-                    "clip_grad_norm": {"type": ["number", "null"], "exclusiveMinimum": 0},
-                    "clip_grad_value": {"type": ["number", "null"], "exclusiveMinimum": 0}}),
-    "update": section({
-        "batch_size": POSITIVE_INT,
-        "learning_starts": {"type": "integer", "minimum": 0},
-        "update_interval": POSITIVE_INT,
-        "gradient_steps": POSITIVE_INT,
-    }),
-    "target": section({
-        "sync_interval": POSITIVE_INT,
-        "tau": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
-    }),
+    "optimizer": OPTIMIZER,
+    "update": OFF_POLICY_UPDATE,
+    "target": TARGET_SYNC,
 })

@@ -17,7 +17,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from rlworkbench.agents.config import POSITIVE_INT, PROBABILITY, component_spec, section
+from rlworkbench.agents.config import (
+           OFF_POLICY_UPDATE,
+           OPTIMIZER,
+           POSITIVE_INT,
+           PROBABILITY,
+           TARGET_SYNC,
+           component_spec,
+           section,
+)
 
 _HIDDEN = [{"type": "dense", "units": 256, "activation": "relu"},
            {"type": "dense", "units": 256, "activation": "relu"}]
@@ -38,11 +46,6 @@ DEFAULTS: dict[str, Any] = {
 
 
 _NETWORK = {"type": "array", "minItems": 1, "items": component_spec("layer")}
-_OPTIMIZER = component_spec(
-    "optimizer", reserved=("variables_of", "name", "device"),
-    properties={"learning_rate": {"type": "number", "exclusiveMinimum": 0},
-                "clip_grad_norm": {"type": ["number", "null"], "exclusiveMinimum": 0},
-                "clip_grad_value": {"type": ["number", "null"], "exclusiveMinimum": 0}})
 
 SCHEMA: dict[str, Any] = section({
     "type": {"const": "sac"},
@@ -57,15 +60,7 @@ SCHEMA: dict[str, Any] = section({
     }),
     "memory": component_spec(types=["replay_memory"], required=["type", "capacity"],
                              properties={"capacity": POSITIVE_INT}),
-    "optimizers": section({"critic": _OPTIMIZER, "actor": _OPTIMIZER, "alpha": _OPTIMIZER}),
-    "update": section({
-        "batch_size": POSITIVE_INT,
-        "learning_starts": {"type": "integer", "minimum": 0},
-        "update_interval": POSITIVE_INT,
-        "gradient_steps": POSITIVE_INT,
-    }),
-    "target": section({
-        "sync_interval": POSITIVE_INT,
-        "tau": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
-    }),
+    "optimizers": section({"critic": OPTIMIZER, "actor": OPTIMIZER, "alpha": OPTIMIZER}),
+    "update": OFF_POLICY_UPDATE,
+    "target": TARGET_SYNC,
 })
