@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from rlworkbench.agents.replay_root import ReplayRoot
 from rlworkbench.components.explorations.epsilon_greedy import EpsilonGreedy
-from rlworkbench.components.helpers.container_merger import ContainerMerger
-from rlworkbench.components.helpers.container_splitter import ContainerSplitter
 from rlworkbench.components.helpers.synchronizable import Synchronizable
 from rlworkbench.components.losses.dqn_loss import DQNLoss
 from rlworkbench.components.memories.memory import Memory
@@ -17,14 +16,12 @@ from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
 from rlworkbench.spaces import FloatBox, Space
 
-RECORD_KEYS = ("states", "actions", "rewards", "terminals", "next_states")
-
 
 def _float_batch(component: DQNGraph, *inputs: Space) -> Space:
     return FloatBox(add_batch_rank=True)
 
 
-class DQNGraph(Component):
+class DQNGraph(ReplayRoot):
     """Deep Q-learning (Mnih et al. 2015) with double Q, dueling heads, n-step returns and prioritized replay as
     options of its parts.
 
@@ -48,8 +45,7 @@ class DQNGraph(Component):
                                                                                   optimizer)
         self.target_policy = policy.copy(name="target_policy")
         self.target_sync = Synchronizable(policy.name, self.target_policy.name, name="target_sync")
-        self.merger = ContainerMerger(*RECORD_KEYS, name="record_merger")
-        self.splitter = ContainerSplitter(*RECORD_KEYS, name="record_splitter")
+        self.record_routing()
         self.preprocessor = preprocessor
         parts = [policy, self.target_policy, self.target_sync, exploration, memory, self.merger, self.splitter,
                  loss, optimizer]
@@ -77,16 +73,6 @@ class DQNGraph(Component):
         return self.exploration.get_action(self.policy.get_deterministic_action(preprocessed_states), time_step)
 
     # ----- memory and learning ----------------------------------------------------------------------------------
-    @api
-    def insert_records(self, preprocessed_states: Any, actions: Any, rewards: Any, terminals: Any,
-                       next_preprocessed_states: Any) -> None:
-        self.memory.insert_records(self.merger.merge(preprocessed_states, actions, rewards, terminals,
-                                                     next_preprocessed_states))
-
-    @api
-    def get_memory_size(self) -> Any:
-        return self.memory.get_size()
-
     @api
     def update_from_memory(self) -> Any:
         """One gradient step on a batch sampled from the memory: ``(loss, grad_norm, td_errors)``."""

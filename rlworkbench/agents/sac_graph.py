@@ -10,8 +10,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rlworkbench.components.helpers.container_merger import ContainerMerger
-from rlworkbench.components.helpers.container_splitter import ContainerSplitter
+from rlworkbench.agents.replay_root import ReplayRoot
 from rlworkbench.components.helpers.synchronizable import Synchronizable
 from rlworkbench.components.layers.concat import Concat
 from rlworkbench.components.layers.neural_network import NeuralNetwork
@@ -22,8 +21,6 @@ from rlworkbench.components.policies.policy import Policy
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
 from rlworkbench.spaces import FloatBox, Space
-
-RECORD_KEYS = ("states", "actions", "rewards", "terminals", "next_states")
 
 
 class SoftQNetworks(Component):
@@ -85,7 +82,7 @@ class Temperature(Component):
         return self.log_alpha
 
 
-class SACGraph(Component):
+class SACGraph(ReplayRoot):
     """Soft actor-critic (Haarnoja et al. 2018) with twin critics and automatic temperature; for ``IntBox(n)``
     actions the discrete variant (Christodoulou 2019), whose targets and policy losses are expectations over
     the ``n`` actions under the policy rather than samples.
@@ -115,8 +112,7 @@ class SACGraph(Component):
                                                                                 loss)
         self.target_critics = critics.copy(name="target_critics")
         self.target_sync = Synchronizable(critics.name, self.target_critics.name, name="target_sync")
-        self.merger = ContainerMerger(*RECORD_KEYS, name="record_merger")
-        self.splitter = ContainerSplitter(*RECORD_KEYS, name="record_splitter")
+        self.record_routing()
         self.critic_optimizer, self.actor_optimizer = optimizers["critic"], optimizers["actor"]
         self.alpha_optimizer = optimizers.get("alpha")
         self.preprocessor = preprocessor
@@ -160,16 +156,6 @@ class SACGraph(Component):
         return self._exp(self.temperature.get_log_alpha())
 
     # ----- memory and learning ----------------------------------------------------------------------------------
-    @api
-    def insert_records(self, preprocessed_states: Any, actions: Any, rewards: Any, terminals: Any,
-                       next_preprocessed_states: Any) -> None:
-        self.memory.insert_records(self.merger.merge(preprocessed_states, actions, rewards, terminals,
-                                                     next_preprocessed_states))
-
-    @api
-    def get_memory_size(self) -> Any:
-        return self.memory.get_size()
-
     @api
     def update_from_memory(self) -> Any:
         """One update of critics, actor and temperature on a batch sampled from the memory."""
