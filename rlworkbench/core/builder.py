@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from rlworkbench.core import observers
 from rlworkbench.core.assembly import assemble
 from rlworkbench.core.backend import Backend, get_backend
 from rlworkbench.core.component import Component
@@ -42,12 +43,19 @@ def build(root: Component, input_spaces: Mapping[str, Any], backend: str | Backe
     for component in root.walk():
         component._reset_build_state()
     spaces, arity = _expand_var_args(root, input_spaces)
-    graph = assemble(root, api_methods, arity)
-    graph.backend_name = backend.name
-    _check_input_keys(graph, spaces)
-    devices = resolve_devices(root, device_map, backend)
-    _Build(graph, backend, devices, np.random.SeedSequence(seed).entropy if seed is None else seed).run(spaces)
-    return backend.make_executor(graph, **dict(executor_options or {}))
+    try:
+        graph = assemble(root, api_methods, arity)
+        graph.backend_name = backend.name
+        observers.remember_graph(root, graph)
+        _check_input_keys(graph, spaces)
+        devices = resolve_devices(root, device_map, backend)
+        _Build(graph, backend, devices, np.random.SeedSequence(seed).entropy if seed is None else seed).run(spaces)
+        executor = backend.make_executor(graph, **dict(executor_options or {}))
+    except Exception:
+        observers.notify(root, "build_failed")
+        raise
+    observers.notify(root, "built")
+    return executor
 
 
 def _expand_var_args(root: Component, input_spaces: Mapping[str, Any]) -> tuple[dict[str, Space], dict[str, int]]:

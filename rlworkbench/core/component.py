@@ -5,12 +5,12 @@ from __future__ import annotations
 import copy as _copy
 import re
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from rlworkbench.core import initializers
+from rlworkbench.core import initializers, observers
 from rlworkbench.core.decorators import ApiSpec, GraphFnSpec
 from rlworkbench.errors import BuildError, ConfigError, SpaceError
 
@@ -77,6 +77,40 @@ class Component:
                 raise ConfigError(f"already a sub-component of '{component.parent.path}'", component=component.path)
             component.parent = self
             self.sub_components[component.name] = component
+        if components:
+            observers.notify(self, "structure")
+
+    def replace_component(self, name: str, new: Component) -> Component:
+        """Puts ``new`` in the place of sub-component ``name`` (it takes that name); returns the old one, detached.
+
+        The tree needs a new build afterwards; views subscribed with :meth:`on_change` redraw.
+        """
+        if name not in self.sub_components:
+            raise ConfigError("no direct sub-component of this name", component=self.path,
+                              expected=sorted(self.sub_components), got=name)
+        if not isinstance(new, Component) or new.parent is not None:
+            raise ConfigError("the replacement must be a detached Component", component=self.path, argument="new",
+                              got=repr(new))
+        old, new.name = self.sub_components[name], name
+        self.sub_components = {key: (new if key == name else value) for key, value in self.sub_components.items()}
+        old.parent, new.parent = None, self
+        observers.notify(self, "structure")
+        return old
+
+    def remove_component(self, name: str) -> Component:
+        """Detaches and returns sub-component ``name``."""
+        if name not in self.sub_components:
+            raise ConfigError("no direct sub-component of this name", component=self.path,
+                              expected=sorted(self.sub_components), got=name)
+        old = self.sub_components.pop(name)
+        old.parent = None
+        observers.notify(self, "structure")
+        return old
+
+    def on_change(self, listener: Callable[[str, Component], None]) -> Callable[[], None]:
+        """Calls ``listener(event, component)`` when the tree below changes (``"structure"``) or a build that
+        includes it ends (``"built"``, ``"build_failed"``); returns a function that unsubscribes."""
+        return observers.subscribe(self, listener)
 
     @property
     def root(self) -> Component:
@@ -238,6 +272,12 @@ class Component:
         if device is not None:
             duplicate.device = device
         return duplicate
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        """Jupyter draws a component as its graph (the latest build's, else the unbuilt structure)."""
+        from rlworkbench.display import graph_bundle
+
+        return graph_bundle(self)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}('{self.path}')"
