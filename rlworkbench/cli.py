@@ -1,4 +1,4 @@
-"""The ``rlworkbench`` command line (argparse): ``rlworkbench demo`` and ``rlworkbench train``."""
+"""The ``rlworkbench`` command line (argparse): ``rlworkbench demo``, ``rlworkbench train`` and ``rlworkbench graph``."""
 
 from __future__ import annotations
 
@@ -38,6 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--no-progress", action="store_true", help="no progress bar")
     train.add_argument("--threads", type=_positive_int, default=1,
                        help="intra-op threads of the backend (default 1: fastest for small RL batches)")
+    from rlworkbench.visualize.cli_graph import add_parser as add_graph_parser
+
+    add_graph_parser(commands)
     return parser
 
 
@@ -50,6 +53,8 @@ def main(argv: list[str] | None = None) -> None:
         run(args.env, args.backend, args.seed)
     elif args.command == "train":
         _train(args)
+    elif args.command == "graph":
+        _graph(args)
 
 
 def _train(args: argparse.Namespace) -> None:
@@ -66,6 +71,20 @@ def _train(args: argparse.Namespace) -> None:
     print(result.summary_table())
     print(f"run directory: {result.run_dir}")
     print(f"final checkpoint: {result.checkpoint}")
+
+
+def _graph(args: argparse.Namespace) -> None:
+    from rlworkbench.errors import ConfigError
+    from rlworkbench.visualize.cli_graph import run
+
+    try:
+        status = run(args)
+    except ConfigError as error:
+        print(f"rlworkbench graph: error: {error}", file=sys.stderr)
+        raise SystemExit(2) from error
+    print(f"{'stuck build drawn' if status else 'graph drawn'}: {args.output}")
+    if status:
+        raise SystemExit(status)
 
 
 if __name__ == "__main__":

@@ -98,6 +98,15 @@ class BuildError(RLWorkbenchError):
         self.graph = graph
 
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        """Jupyter draws a failed build's partial graph with the stuck component and argument in red."""
+        if self.graph is None:
+            return {"text/plain": f"{type(self).__name__}: {self}"}
+        from rlworkbench.display import graph_bundle
+
+        return graph_bundle(self, f"{type(self).__name__}: {self}")
+
+
 class ConfigError(RLWorkbenchError, ValueError):
     """A configuration (component spec, device map, JSON config) is invalid."""
 

@@ -285,6 +285,12 @@ class Agent(abc.ABC):
             raise BuildError(f"{what} needs a built agent: call build() first", component=self.root.path)
         return self.executor
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        """Jupyter draws an agent as its root component's graph."""
+        from rlworkbench.display import graph_bundle
+
+        return graph_bundle(self)
+
     def __repr__(self) -> str:
         state = "built" if self.executor is not None else "not built"
         return (f"{type(self).__name__}({self.state_space!r} -> {self.action_space!r}, {state}, "

@@ -141,6 +141,11 @@ class ComponentGraph:
                          f"argument '{self.stuck.argument}'")
         return "\n".join(lines)
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        from rlworkbench.display import graph_bundle
+
+        return graph_bundle(self, self.summary())
+
     def __repr__(self) -> str:
         return (f"ComponentGraph(root='{self.root.path}', components={len(self.components)}, "
                 f"api_calls={len(self.api_calls)}, graph_fn_calls={len(self.graph_fn_calls)})")

@@ -1,0 +1,21 @@
+"""Device colours: one light fill per device, stable in the order devices are first seen."""
+
+from __future__ import annotations
+
+_FILLS = ("#dbeafe", "#dcfce7", "#fef3c7", "#fce7f3", "#ede9fe", "#cffafe", "#fee2e2", "#e5e7eb")
+DEFAULT_FILL = "#f8fafc"
+STUCK_COLOR = "#dc2626"
+
+
+class DevicePalette:
+    """Maps device names to fill colours; ``None`` (no device chosen) gets the neutral fill."""
+
+    def __init__(self) -> None:
+        self.colors: dict[str, str] = {}
+
+    def fill(self, device: str | None) -> str:
+        if device is None:
+            return DEFAULT_FILL
+        if device not in self.colors:
+            self.colors[device] = _FILLS[len(self.colors) % len(_FILLS)]
+        return self.colors[device]

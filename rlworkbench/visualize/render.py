@@ -1,0 +1,287 @@
+"""``render_graph``: a component graph as a graphviz ``Digraph``.
+
+Components are nested clusters filled in their device's colour; inside them, API methods (boxes) and graph
+functions (ellipses). Edges are calls — API method → API method of a sub-component, API method → graph
+function — labelled with the spaces that flow in (and out, after ``→``) once the graph is built. Below
+``depth`` a component's whole subtree folds into one box; ``api`` keeps only one API method's dataflow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import graphviz
+
+from rlworkbench.core.component import Component
+from rlworkbench.core.records import ApiCall, GraphFnCall, Record
+from rlworkbench.errors import ConfigError
+from rlworkbench.visualize.palette import DEFAULT_FILL, STUCK_COLOR, DevicePalette
+from rlworkbench.visualize.space_labels import space_label
+from rlworkbench.visualize.views import GraphView, view_of
+
+Key = tuple[Any, ...]
+_FONT = "Helvetica"
+
+
+def render_graph(target: Any, depth: int | None = None, api: str | None = None, spaces: bool = True,
+                 devices: bool = True, *, highlight: Iterable[str | Component] | str | Component = (),
+                 graph_fns: bool = True, rankdir: str = "LR") -> graphviz.Digraph:
+    """Draws a Component, Agent, Executor, ComponentGraph or BuildError (stuck component and argument in red).
+
+    ``depth``: components deeper than this below the drawn one fold into a box per subtree (``0``: only the
+    top component's own API methods plus one box per sub-component). ``api``: only the calls made from this
+    API method of the drawn component. ``spaces``: label edges with spaces. ``devices``: fill components in
+    their device's colour and add a legend. ``highlight``: component paths to draw with a red border.
+    """
+    if depth is not None and depth < 0:
+        raise ConfigError("depth must be >= 0 or None", argument="depth", got=depth)
+    return _Renderer(view_of(target, highlight), depth, api, spaces, devices, graph_fns).draw(rankdir)
+
+
+def graph_svg(target: Any, **options: Any) -> str:
+    """``render_graph(target, **options)`` as SVG text."""
+    return render_graph(target, **options).pipe(format="svg").decode("utf-8")
+
+
+class _Renderer:
+    def __init__(self, view: GraphView, depth: int | None, api: str | None, spaces: bool, devices: bool,
+                 graph_fns: bool):
+        self.view, self.focus, self.depth = view, view.focus, depth
+        self.spaces, self.devices, self.graph_fns = spaces, devices, graph_fns
+        self.palette = DevicePalette()
+        self.ids: dict[Key, str] = {}
+        self.nodes: dict[int, list[tuple[Key, dict[str, str]]]] = {}  # component id -> its nodes
+        self.edges: dict[tuple[Key, Key], list[str]] = {}
+        self.calls = self._calls(api)
+        self.visible = self._visible_components(api is not None)
+        self.api = api
+
+    # ----- which calls and components ---------------------------------------------------------------------------
+    def _inside(self, component: Component) -> bool:
+        return component is self.focus or component.path.startswith(self.focus.path + "/")
+
+    def _calls(self, api: str | None) -> list[ApiCall]:
+        graph = self.view.graph
+        if graph is None:
+            return []
+        calls = [c for c in graph.api_calls if self._inside(c.component)]
+        if api is None:
+            return calls
+        starts = graph.calls_of(self.focus, api)
+        if not starts:
+            called = sorted({c.name for c in calls if c.component is self.focus})
+            raise ConfigError("this API method is not in the graph", component=self.focus.path, argument="api",
+                              expected=called, got=api)
+        chosen: dict[int, ApiCall] = {}
+        for start in starts:
+            chosen.update((id(c), c) for c in graph.subtree(start) if self._inside(c.component))
+        return list(chosen.values())
+
+    def _visible_components(self, filtered: bool) -> set[int]:
+        if not filtered:
+            return {id(c) for c in self.focus.walk()}
+        visible: set[int] = set()
+        for call in self.calls:
+            node: Component | None = call.component
+            while node is not None and self._inside(node):
+                visible.add(id(node))
+                node = node.parent
+        return visible
+
+    def _depth_of(self, component: Component) -> int:
+        return component.path.count("/") - self.focus.path.count("/")
+
+    def _folded_into(self, component: Component) -> Component | None:
+        """The sub-component (at depth + 1) whose box stands for ``component``, or None if it is drawn itself."""
+        if self.depth is None or self._depth_of(component) <= self.depth:
+            return None
+        node = component
+        while self._depth_of(node) > self.depth + 1:
+            node = node.parent
+        return node
+
+    # ----- nodes and edges ----------------------------------------------------------------------------------------
+    def _id(self, key: Key) -> str:
+        return self.ids.setdefault(key, f"n{len(self.ids)}")
+
+    def _add_node(self, owner: Component | None, key: Key, **attrs: str) -> Key:
+        """A node drawn inside ``owner``'s cluster (``None``: outside all clusters, where callers come from)."""
+        if key not in self.ids:
+            self._id(key)
+            self.nodes.setdefault(id(owner), []).append((key, attrs))
+        return key
+
+    def _api_node(self, component: Component, api_name: str) -> Key:
+        box = self._folded_into(component)
+        if box is not None:
+            return self._box_node(box)
+        style = "rounded,filled,bold" if component is self.focus else "rounded,filled"
+        return self._add_node(component, ("api", id(component), api_name), label=api_name, shape="box",
+                              style=style, fillcolor="white")
+
+    def _box_node(self, box: Component) -> Key:
+        inside = sum(1 for _ in box.walk()) - 1
+        label = f"{box.name}\n({type(box).__name__})" + (f"\n+{inside} inside" if inside else "")
+        return self._add_node(box.parent or box, ("box", id(box)), label=label, shape="box3d", style="filled",
+                              fillcolor=self._fill(box), **self._border(box))
+
+    def _edge(self, source: Key, target: Key, label: str) -> None:
+        if source == target:
+            return
+        labels = self.edges.setdefault((source, target), [])
+        if label and label not in labels:
+            labels.append(label)
+
+    def _flow_label(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> str:
+        if not self.spaces:
+            return ""
+        lines = _clip([_argument(name, value) for name, value in inputs.items()])
+        outs = [_argument(name, value) for name, value in outputs.items()
+                if not isinstance(value, Record) or value.space is not None]
+        if outs:
+            lines.append("→ " + ", ".join(_clip(outs, 2)))
+        return "\n".join(_shorten(line) for line in lines)
+
+    def _collect(self) -> None:
+        in_view = {id(c) for c in self.calls}
+        for call in self.calls:
+            target = self._api_node(call.component, call.name)
+            if call.caller is None or id(call.caller) not in in_view:
+                source = self._add_node(None, ("entry", call.name), label=call.name, shape="cds",
+                                        style="filled", fillcolor="#e0f2fe", fontsize="10")
+            else:
+                source = self._api_node(call.caller.component, call.caller.name)
+            self._edge(source, target, self._flow_label(call.inputs, call.output_records()))
+        if self.graph_fns and self.view.graph is not None:
+            for fn_call in self.view.graph.graph_fn_calls:
+                if id(fn_call.api_call) in in_view and self._folded_into(fn_call.component) is None:
+                    self._graph_fn_edge(fn_call)
+        if self.view.graph is None:  # structure only: every API method, dashed
+            for component in self.focus.walk():
+                for name in component.api_methods:
+                    key = self._api_node(component, name)
+                    for _, attrs in self.nodes.get(id(component), []):
+                        if _ == key:
+                            attrs["style"] = "rounded,dashed"
+        self._stuck_marker()
+
+    def _graph_fn_edge(self, call: GraphFnCall) -> None:
+        node = self._add_node(call.component, ("fn", id(call.component), call.name), label=call.name,
+                              shape="ellipse", style="filled", fillcolor="#fffbeb", fontsize="10")
+        outputs = [r for r in call.outputs if isinstance(r, Record)]
+        label = "→ " + ", ".join(_clip([space_label(r.space, 2) for r in outputs], 2)) if self.spaces else ""
+        self._edge(self._api_node(call.component, call.api_call.name), node,
+                   _shorten(label) if outputs and outputs[0].space is not None else "")
+
+    def _stuck_marker(self) -> None:
+        stuck = self.view.stuck
+        if stuck is None:
+            return
+        component = next((c for c in self.focus.walk() if c.path == stuck.component), None)
+        if component is None:
+            return
+        missing = self._add_node(component, ("missing",), label=f"no space for\n'{stuck.argument}'", shape="note",
+                                 style="filled", fillcolor="#fee2e2", color=STUCK_COLOR, fontcolor=STUCK_COLOR)
+        self._edge(missing, self._api_node(component, stuck.api_method), "")
+        self.stuck_edge = (missing, self._api_node(component, stuck.api_method))
+
+    # ----- drawing ------------------------------------------------------------------------------------------------
+    def draw(self, rankdir: str) -> graphviz.Digraph:
+        self._collect()
+        dot = graphviz.Digraph(name=self.focus.name)
+        dot.attr(rankdir=rankdir, fontname=_FONT, fontsize="12", nodesep="0.25", ranksep="0.4", compound="true",
+                 label=self._title(), labelloc="t")
+        dot.attr("node", fontname=_FONT, fontsize="11", margin="0.08,0.03", height="0.3")
+        dot.attr("edge", fontname=_FONT, fontsize="9", fontcolor="#374151", color="#6b7280", arrowsize="0.6")
+        for key, attrs in self.nodes.get(id(None), []):
+            dot.node(self.ids[key], **attrs)
+        self._cluster(dot, self.focus)
+        for (source, target), labels in self.edges.items():
+            attrs = {"label": "\n".join(labels)} if labels else {}
+            if getattr(self, "stuck_edge", None) == (source, target):
+                attrs.update(color=STUCK_COLOR, style="dashed", penwidth="2")
+            dot.edge(self.ids[source], self.ids[target], **attrs)
+        if self.devices:
+            self._legend(dot)
+        return dot
+
+    def _title(self) -> str:
+        graph = self.view.graph
+        state = ("not assembled" if graph is None else f"stuck on {graph.backend_name}" if self.view.stuck
+                 else f"built on {graph.backend_name}" if graph.backend_name else "not built")
+        title = f"{self.focus.path} ({type(self.focus).__name__}) — {state}"
+        title += f" — dataflow of {self.api}()" if self.api else ""
+        if self.view.error is not None:
+            title += "\n" + _shorten(f"{type(self.view.error).__name__}: {self.view.error.message}", 110)
+        return title
+
+    def _cluster(self, parent: graphviz.Digraph, component: Component) -> None:
+        with parent.subgraph(name=f"cluster_{self._id(('cluster', id(component)))}") as sub:
+            device = self._device(component)
+            label = f"{component.name} ({type(component).__name__})"
+            if self.devices and device:
+                label += f"\n@ {device}"
+            sub.attr(label=label, style="rounded,filled", fillcolor=self._fill(component), fontsize="11",
+                     **self._border(component, cluster=True))
+            for key, attrs in self.nodes.get(id(component), []):
+                sub.node(self.ids[key], **attrs)
+            drawn = bool(self.nodes.get(id(component)))
+            for child in component.sub_components.values():
+                if id(child) not in self.visible:
+                    continue
+                drawn = True
+                if self._folded_into(child) is None:
+                    self._cluster(sub, child)
+                elif ("box", id(child)) not in self.ids:
+                    key = self._box_node(child)
+                    sub.node(self.ids[key], **dict(self.nodes[id(component)])[key])
+            if not drawn:
+                sub.node(self._id(("idle", id(component))), label="(not called)", shape="plaintext",
+                         fontcolor="#9ca3af", fontsize="9")
+
+    def _device(self, component: Component) -> str | None:
+        if component.resolved_device:
+            return component.resolved_device
+        node: Component | None = component
+        while node is not None and node.device is None:
+            node = node.parent
+        return node.device if node is not None else None
+
+    def _fill(self, component: Component) -> str:
+        return self.palette.fill(self._device(component)) if self.devices else DEFAULT_FILL
+
+    def _border(self, component: Component, cluster: bool = False) -> dict[str, str]:
+        if component.path in self.view.highlight:
+            return {"color": STUCK_COLOR, "penwidth": "3", "fontcolor": STUCK_COLOR}
+        return {"color": "#94a3b8", "penwidth": "1"} if cluster else {}
+
+    def _legend(self, dot: graphviz.Digraph) -> None:
+        entries = list(self.palette.colors.items())
+        if not entries and not self.view.highlight:
+            return
+        with dot.subgraph(name="cluster_legend") as legend:
+            legend.attr(label="legend", style="rounded", color="#cbd5e1", fontsize="10")
+            for device, fill in entries:
+                legend.node(self._id(("legend", device)), label=device, shape="box", style="filled",
+                            fillcolor=fill, fontsize="9")
+            if any(c.device is None and not c.resolved_device for c in self.focus.walk()):
+                legend.node(self._id(("legend", None)), label="default device", shape="box", style="filled",
+                            fillcolor=DEFAULT_FILL, fontsize="9")
+            if self.view.highlight:
+                legend.node(self._id(("legend", "stuck")), label="stuck / error", shape="box", style="filled",
+                            fillcolor="white", color=STUCK_COLOR, penwidth="3", fontsize="9")
+
+
+def _argument(name: str, value: Any) -> str:
+    if isinstance(value, Record):
+        return name if value.space is None else f"{name}: {space_label(value.space, 2)}"
+    return f"{name}={value!r}"[:40]
+
+
+def _shorten(line: str, limit: int = 44) -> str:
+    return line if len(line) <= limit else line[:limit - 1] + "…"
+
+
+def _clip(lines: list[str], limit: int = 3) -> list[str]:
+    return lines if len(lines) <= limit else lines[:limit] + [f"… +{len(lines) - limit}"]

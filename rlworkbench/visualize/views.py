@@ -1,0 +1,80 @@
+"""What to draw: turn a component, agent, executor, graph or failed build into one :class:`GraphView`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rlworkbench.core.assembly import assemble
+from rlworkbench.core.component import Component
+from rlworkbench.core.graph import ComponentGraph, Stuck
+from rlworkbench.core.observers import latest_graph
+from rlworkbench.errors import BuildError, ConfigError, RLWorkbenchError
+
+
+@dataclass
+class GraphView:
+    """A component graph seen from ``focus`` (its outermost cluster); ``graph`` is None where the tree could not
+    even be assembled (then only the structure is drawn)."""
+
+    focus: Component
+    graph: ComponentGraph | None
+    stuck: Stuck | None = None
+    error: RLWorkbenchError | None = None
+    highlight: set[str] = field(default_factory=set)  # component paths drawn with a red border
+
+    @property
+    def built(self) -> bool:
+        return self.graph is not None and self.graph.backend_name is not None and self.stuck is None
+
+
+def view_of(target: Any, highlight: Any = ()) -> GraphView:
+    """A :class:`GraphView` of a Component, Agent, Executor, ComponentGraph or BuildError (with its partial graph)."""
+    view = _resolve(target)
+    for item in [highlight] if isinstance(highlight, (str, Component)) else list(highlight or ()):
+        view.highlight.add(item.path if isinstance(item, Component) else str(item))
+    if view.stuck is not None:
+        view.highlight.add(view.stuck.component)
+    if view.error is not None and view.error.component:
+        view.highlight.add(view.error.component)
+    return view
+
+
+def _resolve(target: Any) -> GraphView:
+    if isinstance(target, GraphView):
+        return target
+    if isinstance(target, BuildError):
+        graph = target.graph
+        if graph is None:
+            raise ConfigError("this BuildError carries no component graph (it did not come out of a build)",
+                              argument="target", got=str(target))
+        return GraphView(graph.root, graph, graph.stuck, error=target)
+    if isinstance(target, ComponentGraph):
+        return GraphView(target.root, target, target.stuck)
+    if isinstance(target, Component):
+        graph = latest_graph(target) or _assembled(target.root)
+        return GraphView(target, graph, graph.stuck if graph is not None else None)
+    executor_graph = getattr(target, "graph", None) if not _is_agent(target) else None
+    if isinstance(executor_graph, ComponentGraph):  # an Executor
+        return GraphView(executor_graph.root, executor_graph, executor_graph.stuck)
+    if _is_agent(target):
+        if target.executor is not None:
+            return GraphView(target.root, target.executor.graph, target.executor.graph.stuck)
+        api_methods = target.root_api_methods() if callable(getattr(target, "root_api_methods", None)) else None
+        return GraphView(target.root, latest_graph(target.root) or _assembled(target.root, api_methods))
+    raise ConfigError("cannot draw this object", argument="target",
+                      expected="a Component, Agent, Executor, ComponentGraph or BuildError",
+                      got=type(target).__name__)
+
+
+def _is_agent(target: Any) -> bool:
+    return isinstance(getattr(target, "root", None), Component) and hasattr(target, "executor")
+
+
+def _assembled(root: Component, api_methods: Any = None) -> ComponentGraph | None:
+    """The unbuilt graph (calls, no spaces); None where the root's API cannot be called with records alone
+    (e.g. a ``*args`` API method, whose arity only the build's input spaces tell)."""
+    try:
+        return assemble(root, api_methods)
+    except (RLWorkbenchError, TypeError):
+        return None
