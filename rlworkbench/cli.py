@@ -1,4 +1,4 @@
-"""The ``rlworkbench`` command line (argparse): ``rlworkbench demo``, ``rlworkbench train`` and ``rlworkbench graph``."""
+"""The ``rlworkbench`` command line (argparse): ``demo``, ``train`` and ``graph``."""
 
 from __future__ import annotations
 

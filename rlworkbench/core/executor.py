@@ -93,6 +93,11 @@ class Executor(abc.ABC):
     def summary(self) -> str:
         return self.graph.summary()
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        from rlworkbench.display import graph_bundle
+
+        return graph_bundle(self.graph, self.summary())
+
     # ----- exporting --------------------------------------------------------------------------------------------
     export_formats: tuple[str, ...] = ()  # the model formats :meth:`export` writes on this backend, default first
 
@@ -122,6 +127,14 @@ class Executor(abc.ABC):
         """Writes the model of ``plan`` (``plan(*inputs)`` runs it on backend tensors); backends override."""
         raise ConfigError(f"the {self.backend.name} backend cannot export models", argument="format",
                           expected=list(self.export_formats), got=format)
+
+    # ----- TensorBoard ------------------------------------------------------------------------------------------
+    def write_graph(self, logdir: str, api_name: str, component: Component | str | None = None) -> str:
+        """Writes the backend graph of an API method (of the root, or of ``component``) into an event file under
+        ``logdir`` for TensorBoard's graph dashboard, components as name scopes; returns ``logdir``. Backends
+        that can override this."""
+        raise ConfigError(f"the {self.backend.name} backend cannot write graphs for TensorBoard",
+                          component=self.root.path, api_method=api_name)
 
     # ----- helpers for backends ------------------------------------------------------------------------------
     def input_converters(self, component: Component, api_name: str,

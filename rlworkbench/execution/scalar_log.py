@@ -1,4 +1,4 @@
-"""TensorBoard scalars without a framework: event files written with TensorBoard's own record format.
+"""TensorBoard scalars and histograms without a framework: event files in TensorBoard's own record format.
 
 ``torch.utils.tensorboard.SummaryWriter`` and ``tensorboard.summary.Writer`` both go through TensorBoard's
 ``EventFileWriter``, which opens its file with ``tensorboard.compat.tf.io.gfile`` and so imports TensorFlow
@@ -7,8 +7,10 @@ file with a plain Python file object: TensorBoard's ``RecordWriter`` (TFRecord f
 ``Event``/``Summary`` protos from ``tensorboard.compat.proto``, which need neither torch nor TensorFlow.
 
 Scalars are classic ``simple_value`` summaries, which TensorBoard's scalar dashboard shows and an
-``EventAccumulator`` lists under ``Scalars``. Writing is synchronous and buffered; only the worker's thread
-writes; the file is flushed at most every ``flush_secs`` while running and on :meth:`ScalarLog.flush`.
+``EventAccumulator`` lists under ``Scalars``; histograms are classic ``histo`` summaries (``HistogramProto``:
+equal-width buckets from ``numpy.histogram``), listed under ``Histograms``. Writing is synchronous and buffered;
+only the worker's thread writes; the file is flushed at most every ``flush_secs`` while running and on
+:meth:`ScalarLog.flush`.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ import os
 import socket
 import time
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from rlworkbench.errors import ConfigError
 
@@ -25,7 +30,7 @@ _file_ids = itertools.count()
 
 
 class ScalarLog:
-    """Writes scalar time series (tag, value, step) to one event file under ``logdir``."""
+    """Writes scalar and histogram time series (tag, value(s), step) to one event file under ``logdir``."""
 
     def __init__(self, logdir: str | Path, flush_secs: float = 10.0):
         try:
@@ -34,7 +39,7 @@ class ScalarLog:
         except ImportError as error:  # tensorboard comes with the tf extra
             raise ConfigError("TensorBoard logging needs the tensorboard package", argument="logdir",
                               expected="`pip install tensorboard`", got="not installed") from error
-        self._event, self._summary = event_pb2.Event, summary_pb2.Summary
+        self._event, self._summary, self._histogram = event_pb2.Event, summary_pb2.Summary, summary_pb2.HistogramProto
         self.logdir = Path(logdir)
         self.logdir.mkdir(parents=True, exist_ok=True)
         name = (f"events.out.tfevents.{int(time.time()):010d}.{socket.gethostname()}.{os.getpid()}."
@@ -52,6 +57,22 @@ class ScalarLog:
     def scalars(self, prefix: str, values: dict[str, float], step: int) -> None:
         for key, value in values.items():
             self.scalar(f"{prefix}/{key}", value, step)
+
+    def histogram(self, tag: str, values: Any, step: int, bins: int = 30) -> None:
+        """The distribution of ``values`` (any shape; bools and ints as numbers) in ``bins`` equal-width buckets.
+        Non-finite values are left out (``num`` counts the finite ones)."""
+        array = np.asarray(values, dtype=np.float64).ravel()
+        finite = array[np.isfinite(array)]
+        if finite.size:
+            counts, edges = np.histogram(finite, bins=bins)
+            low, high = float(finite.min()), float(finite.max())
+        else:
+            counts, edges, low, high = np.zeros(0), np.zeros(1), 0.0, 0.0
+        proto = self._histogram(min=low, max=high, num=float(finite.size), sum=float(finite.sum()),
+                                sum_squares=float(np.dot(finite, finite)), bucket_limit=edges[1:].tolist(),
+                                bucket=counts.astype(np.float64).tolist())
+        summary = self._summary(value=[self._summary.Value(tag=tag, histo=proto)])
+        self._write(self._event(wall_time=time.time(), step=int(step), summary=summary))
 
     def maybe_flush(self) -> None:
         """Flushes when ``flush_secs`` have passed since the last flush (so a live viewer sees the run)."""

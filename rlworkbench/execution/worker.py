@@ -13,8 +13,10 @@ unless some rows are masked out (the reset steps of ``NEXT_STEP`` envs), so an a
 
 Metrics come as pandas tables (:attr:`Worker.episodes`, :attr:`Worker.updates`), TensorBoard scalars
 (``episode/return``, ``episode/length``, ``update/<metric>``, ``throughput/env_steps_per_s``, step axis = the
-worker's timesteps) when a ``logdir`` is given, and a ``tqdm.auto`` bar. Another thread may call
-:meth:`Worker.snapshot` and :meth:`Worker.stop` while :meth:`Worker.run` is going.
+worker's timesteps) when a ``logdir`` is given — with ``summaries_every=N`` also per-component variable scalars and
+histograms every ``N`` updates (:func:`rlworkbench.visualize.tensorboard.write_variable_summaries`) — and a
+``tqdm.auto`` bar. Another thread may call :meth:`Worker.snapshot` and :meth:`Worker.stop` while :meth:`Worker.run`
+is going.
 """
 
 from __future__ import annotations
@@ -51,12 +53,15 @@ class Worker:
         callback: ``callback(worker)`` every ``callback_every`` timesteps (checkpoints, live views); returning
             ``False`` stops the run.
         log_every: timesteps between throughput scalars (and flush checks).
+        summaries_every: updates between variable summaries (per-component scalars, a histogram per variable) in
+            the ``logdir`` run, at the worker's timesteps; ``None`` (default) writes none. Needs a built agent
+            with a ``root`` component.
         recent_window: how many finished episodes the recent mean return is taken over.
     """
 
     def __init__(self, agent: Any, env: VectorEnv, *, seed: int | None = None, logdir: str | Path | None = None,
                  progress: bool = True, callback: Callback | None = None, callback_every: int | None = None,
-                 log_every: int = 1000, recent_window: int = 100):
+                 log_every: int = 1000, recent_window: int = 100, summaries_every: int | None = None):
         if (callback is None) != (callback_every is None):
             raise ConfigError("a callback needs its interval and an interval its callback", argument="callback_every",
                               expected="both or neither", got=f"callback={callback!r}, every={callback_every!r}")
@@ -69,6 +74,8 @@ class Worker:
         self.num_envs = int(env.num_envs)
         self.timesteps = 0
         self.book = MetricsBook(self.num_envs, recent_window)
+        self.summaries_every = summaries_every
+        self._write_summaries = self._summary_writer(agent, logdir, summaries_every)
         self.log = ScalarLog(logdir) if logdir is not None else None
         self._reader = StepReader(env)
         self._env_ids = np.arange(self.num_envs, dtype=np.int64)
@@ -183,6 +190,24 @@ class Worker:
         if self.log is not None:
             self.log.scalars("update", {k: v for k, v in row.items() if k not in ("update", "timesteps_total",
                                                                                  "wall_time")}, self.timesteps)
+        if self._write_summaries is not None and self.book.num_updates % self.summaries_every == 0:
+            self._write_summaries(self.agent, self.log, self.timesteps)
+
+    @staticmethod
+    def _summary_writer(agent: Any, logdir: str | Path | None, every: int | None) -> Callable[..., Any] | None:
+        """The variable-summary writer when ``summaries_every`` is set (checked, with the agent, up front)."""
+        if every is None:
+            return None
+        if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every < 1:
+            raise ConfigError("bad summary interval", argument="summaries_every", expected="int >= 1 or None",
+                              got=repr(every))
+        if logdir is None:
+            raise ConfigError("variable summaries need a TensorBoard run directory", argument="summaries_every",
+                              expected="a logdir", got=None)
+        from rlworkbench.visualize.tensorboard import variables_root, write_variable_summaries
+
+        variables_root(agent)  # a typed error now rather than after the first N updates
+        return write_variable_summaries
 
     def _log_throughput(self, entered: float) -> None:
         seconds = self._run_seconds + (time.perf_counter() - entered)

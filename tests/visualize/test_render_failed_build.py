@@ -60,7 +60,7 @@ class Branchy(Component):
 
     @api
     def apply(self, x):
-        return x if x else x
+        return x if x else -x
 
 
 def test_structure_only_when_the_root_cannot_be_assembled():

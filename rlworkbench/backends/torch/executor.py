@@ -49,6 +49,12 @@ class TorchExecutor(Executor):
 
         export(self, plan, path, format)
 
+    def write_graph(self, logdir: str, api_name: str, component: Component | str | None = None) -> str:
+        """Writes the traced graph of a root API method for TensorBoard (each component is a name scope)."""
+        from rlworkbench.backends.torch.tb_graph import write_graph
+
+        return write_graph(self, logdir, api_name, component)
+
     def _make_entry(self, component: Component, api_name: str, as_numpy: bool) -> Callable[..., Any]:
         function = getattr(component, api_name)  # the plain bound function the fast path installed
         device = torch.device(component.resolved_device or "cpu")
