@@ -8,6 +8,10 @@ A run directory ``<logdir>/<config>-<env>-<backend>-<YYYYmmdd-HHMMSS>[-n]`` hold
     episodes.csv, updates.csv   the worker's tables
     checkpoints/step_<T>/       every ``checkpoint_every`` timesteps (``agent.save(dir)``)
     checkpoints/final/          at the end
+
+The steps are public pieces (:func:`start_run_dir`, :class:`Checkpointer`, :func:`write_tables`,
+:func:`finish_run`) so that other ways of running a worker (the notebook's ``promote()``) lay out the same
+run directory.
 """
 
 from __future__ import annotations
@@ -82,33 +86,67 @@ def train(config: str | Path | dict[str, Any], env: str = "CartPole-v1", *, back
     name, agent_config = load_config(config)
     if threads is not None:
         get_backend(backend).limit_threads(threads)
-    run_dir = _new_run_dir(Path(logdir), f"{name}-{env}-{backend}")
-    (run_dir / "config.json").write_text(json.dumps(agent_config, indent=2))
+    run_dir = start_run_dir(logdir, f"{name}-{env}-{backend}", agent_config)
     vector_env = make_vector_env(env, num_envs, vector_mode, seed)
     try:
         agent = (agent_factory or agent_from_env)(vector_env, agent_config, backend=backend, seed=seed)
-        checkpoints = run_dir / "checkpoints"
-
-        def save_checkpoint(worker: Worker) -> None:
-            _save(agent, checkpoints / f"step_{worker.timesteps}")
-
+        checkpointer = Checkpointer(agent, run_dir / "checkpoints", checkpoint_every)
         with Worker(agent, vector_env, seed=seed, logdir=run_dir, progress=progress,
-                    callback=save_checkpoint if checkpoint_every else None,
+                    callback=checkpointer if checkpoint_every else None,
                     callback_every=checkpoint_every or None) as worker:
             worker.run(timesteps=timesteps)
-            final = _save(agent, checkpoints / "final")
-            episodes, updates = worker.episodes, worker.updates
-            episodes.to_csv(run_dir / "episodes.csv", index=False)
-            updates.to_csv(run_dir / "updates.csv", index=False)
-            return TrainResult(run_dir, final, worker.summary(), episodes, updates)
+            return finish_run(worker, agent, run_dir)
     finally:
         vector_env.close()
 
 
-def _save(agent: Any, directory: Path) -> Path:
+# ----- the pieces of a run, shared with the notebook's promote() -------------------------------------------------
+def start_run_dir(logdir: str | Path, stem: str, config: dict[str, Any]) -> Path:
+    """A new run directory ``<logdir>/<stem>-<YYYYmmdd-HHMMSS>[-n]`` holding ``config.json``."""
+    run_dir = _new_run_dir(Path(logdir), stem)
+    (run_dir / "config.json").write_text(json.dumps(config, indent=2))
+    return run_dir
+
+
+class Checkpointer:
+    """A worker callback that saves ``agent`` to ``<checkpoints>/step_<T>`` once ``every`` more timesteps have
+    passed (``every=None``: never); :attr:`last` is the newest checkpoint written."""
+
+    def __init__(self, agent: Any, checkpoints: Path, every: int | None):
+        self.agent, self.checkpoints, self.every = agent, Path(checkpoints), every
+        self.next_due = every or 0
+        self.last: Path | None = None
+
+    def __call__(self, worker: Worker) -> None:
+        if self.every and worker.timesteps >= self.next_due:
+            self.next_due = worker.timesteps + self.every
+            self.save(f"step_{worker.timesteps}")
+
+    def save(self, name: str) -> Path:
+        self.last = save_checkpoint(self.agent, self.checkpoints / name)
+        return self.last
+
+
+def save_checkpoint(agent: Any, directory: Path) -> Path:
+    """``agent.save(directory)`` (the directory made first); returns it."""
     directory.mkdir(parents=True, exist_ok=True)
     agent.save(str(directory))
     return directory
+
+
+def write_tables(worker: Worker, run_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Writes ``episodes.csv`` and ``updates.csv``; returns the two tables."""
+    episodes, updates = worker.episodes, worker.updates
+    episodes.to_csv(run_dir / "episodes.csv", index=False)
+    updates.to_csv(run_dir / "updates.csv", index=False)
+    return episodes, updates
+
+
+def finish_run(worker: Worker, agent: Any, run_dir: Path) -> TrainResult:
+    """The end of a run: the ``checkpoints/final`` checkpoint, the CSV tables and the summary."""
+    final = save_checkpoint(agent, run_dir / "checkpoints" / "final")
+    episodes, updates = write_tables(worker, run_dir)
+    return TrainResult(run_dir, final, worker.summary(), episodes, updates)
 
 
 def _new_run_dir(logdir: Path, stem: str) -> Path:

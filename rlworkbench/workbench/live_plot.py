@@ -1,0 +1,174 @@
+"""The live view of a run: a progress bar, a status line and a plot of returns and losses, kept fresh.
+
+:func:`plot_metrics` draws the episodes and updates tables on a matplotlib ``Figure`` with the Agg canvas
+(no pyplot: safe off the main thread, and nothing pops up). :class:`LiveView` holds an ipywidgets ``VBox`` —
+``IntProgress``, an ``HTML`` status line and an ``Image`` of the plot as PNG — and a daemon thread that
+refreshes it every ``interval`` seconds while the run goes, and once more when it ends. ipykernel sends widget
+updates from any thread, so the view moves while the kernel runs other cells.
+
+The view reads its run only through ``snapshot()``, ``total_timesteps``, ``state``, ``error`` and ``done``.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import math
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from rlworkbench.execution.metrics import MetricsSnapshot
+
+TABLE_COLUMNS = ("update", "timesteps_total", "wall_time")
+BAR_STYLES = {"finished": "success", "stopped": "warning", "failed": "danger"}
+
+
+def loss_columns(updates: pd.DataFrame) -> list[str]:
+    """The metric columns of an updates table whose name says loss (all metric columns if none does)."""
+    metrics = [column for column in updates.columns if column not in TABLE_COLUMNS]
+    return [column for column in metrics if "loss" in column.lower()] or metrics
+
+
+def plot_metrics(episodes: pd.DataFrame, updates: pd.DataFrame, *, window: int = 20,
+                 update_metrics: Sequence[str] | None = None, title: str | None = None,
+                 figsize: tuple[float, float] = (10.0, 3.4), max_points: int = 1000, draw: bool = True) -> Figure:
+    """Two panels over env timesteps: episode returns with their running mean over ``window`` episodes, and
+    the update metrics (``update_metrics``; default: :func:`loss_columns`). Update curves with more than
+    ``max_points`` points are averaged over consecutive updates down to about that many. The figure has an Agg
+    canvas (``figure.canvas``) and is drawn on it unless ``draw=False`` (saving it draws it anyway)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=figsize)
+    FigureCanvasAgg(figure)
+    returns_axes, loss_axes = figure.subplots(1, 2)
+    figure.subplots_adjust(left=0.07, right=0.98, bottom=0.15, top=0.82 if title else 0.9, wspace=0.18)  # fixed:
+    # a layout engine would measure every label on each of the live view's refreshes (as long as the drawing)
+    returns_axes.set(title="episode return", xlabel="timesteps")
+    if len(episodes):
+        x, y = episodes["timesteps_total"].to_numpy(), episodes["return"].to_numpy()
+        returns_axes.plot(x, y, ".", markersize=3, alpha=0.35, color="tab:blue", label="return")
+        mean = episodes["return"].rolling(window, min_periods=1).mean().to_numpy()
+        returns_axes.plot(x, mean, "-", color="tab:blue", linewidth=2, label=f"mean of {window}")
+        returns_axes.legend(loc="upper left", fontsize="small")
+    else:
+        _empty(returns_axes, "no finished episode yet")
+    loss_axes.set(title="losses", xlabel="timesteps")
+    names = list(update_metrics) if update_metrics is not None else loss_columns(updates)
+    names = [name for name in names if name in updates.columns]
+    if len(updates) and names:
+        stride = -(-len(updates) // max_points)  # consecutive updates averaged into one point
+        groups = updates.groupby(np.arange(len(updates)) // stride)
+        x = groups["timesteps_total"].last().to_numpy()
+        for name in names:
+            loss_axes.plot(x, groups[name].mean().to_numpy(), "-", linewidth=1.2, label=name)
+        loss_axes.legend(loc="upper right", fontsize="small")
+    else:
+        _empty(loss_axes, "no update yet")
+    if title:
+        figure.suptitle(title, fontsize="medium")
+    if draw:
+        figure.canvas.draw()
+    return figure
+
+
+def _empty(axes: Any, text: str) -> None:
+    axes.text(0.5, 0.5, text, ha="center", va="center", color="gray", transform=axes.transAxes)
+    axes.set_xticks([])
+    axes.set_yticks([])
+
+
+def figure_png(figure: Figure, dpi: int = 80) -> bytes:
+    """The figure as PNG bytes."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=dpi)
+    return buffer.getvalue()
+
+
+def status_line(snapshot: MetricsSnapshot, total: int, state: str, error: BaseException | None = None) -> str:
+    """``state · 1,200 / 5,000 steps · 34 episodes · recent return 21.5 · 900 steps/s · 0:01 < 0:04``."""
+    parts = [state, f"{snapshot.timesteps:,} / {total:,} steps", f"{snapshot.num_episodes:,} episodes"]
+    if not math.isnan(snapshot.recent_mean_return):
+        parts.append(f"recent return {snapshot.recent_mean_return:.1f}")
+    speed = snapshot.steps_per_second
+    if math.isfinite(speed) and speed > 0:
+        parts.append(f"{speed:,.0f} steps/s")
+        remaining = max(0, total - snapshot.timesteps) / speed if state == "running" else 0.0
+        parts.append(f"{_clock(snapshot.wall_time)} < {_clock(remaining)}")
+    if error is not None:
+        parts.append(f"{type(error).__name__}: {error}")
+    return " · ".join(parts)
+
+
+def _clock(seconds: float) -> str:
+    minutes, seconds = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}"
+
+
+class LiveView:
+    """The widget of a run (:attr:`widget`), refreshed from a daemon thread while the run goes."""
+
+    def __init__(self, run: Any, interval: float = 1.0, title: str | None = None):
+        import ipywidgets as widgets
+
+        self.run, self.interval, self.title = run, float(interval), title
+        self.progress = widgets.IntProgress(value=0, min=0, max=max(1, run.total_timesteps),
+                                            layout=widgets.Layout(width="60%"))
+        self.label = widgets.HTML(value="")
+        self.image = widgets.Image(value=b"", format="png", layout=widgets.Layout(max_width="100%"))
+        self.widget = widgets.VBox([widgets.HBox([self.progress, self.label]), self.image])
+        self.refreshes = 0  # how many times the plot was drawn
+        self._drawn: tuple[int, int] | None = None  # (episodes, updates) in the plot on show
+        self._lock = threading.Lock()
+        self._closed = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> LiveView:
+        """Starts the refresh thread (once); it ends after the run's final refresh or on :meth:`close`."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._loop, name="rlworkbench-live-view", daemon=True)
+            self._thread.start()
+        return self
+
+    def _loop(self) -> None:
+        while not self._closed.is_set():
+            done = self.run.done  # read before the refresh, so the last refresh sees the final tables
+            try:
+                self.refresh()
+            except Exception as error:  # a broken view must not die silently, nor touch the run
+                self.label.value = f"<span style='color: #b00'>live view stopped: {html.escape(repr(error))}</span>"
+                return
+            if done:
+                return
+            self._closed.wait(self.interval)
+
+    def refresh(self) -> None:
+        """Reads a snapshot and updates the bar, the status line and (when the tables grew) the plot."""
+        with self._lock:
+            snapshot, state, error = self.run.snapshot(), self.run.state, self.run.error
+            self.progress.max = max(1, self.run.total_timesteps)
+            self.progress.value = min(snapshot.timesteps, self.progress.max)
+            self.progress.bar_style = BAR_STYLES.get(state, "")
+            text = html.escape(status_line(snapshot, self.run.total_timesteps, state, error))
+            color = "#b00" if error is not None else "inherit"
+            self.label.value = f"<span style='font-family: monospace; color: {color}'>{text}</span>"
+            counts = (snapshot.num_episodes, snapshot.num_updates)
+            if counts != self._drawn:
+                figure = plot_metrics(snapshot.episodes, snapshot.updates, title=self.title, draw=False)
+                self.image.value = figure_png(figure)
+                self._drawn = counts
+                self.refreshes += 1
+
+    def close(self) -> None:
+        """Stops refreshing (the widget keeps its last picture)."""
+        self._closed.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(5)

@@ -1,0 +1,38 @@
+"""``promote(prototype, to="local", **settings) -> Run``: one call turns a notebook prototype into a training run
+that does not block the kernel.
+
+The prototype (an agent, a config dict, a JSON path or a shipped config name) and the settings become a
+:class:`~rlworkbench.workbench.run_spec.RunSpec`; the target registered as ``to`` (see
+:mod:`rlworkbench.workbench.targets`) starts it and the :class:`~rlworkbench.workbench.run.Run` it returns is
+the same whatever the target. ::
+
+    run = promote("dqn_cartpole", env="CartPole-v1", timesteps=20_000, num_envs=4, seed=0)
+    run                  # a live progress bar and plot of returns and losses (a cell's value)
+    run.metrics.tail()   # episodes so far, a pandas DataFrame; run.updates: the losses
+    run.stop()           # or run.wait(); run.logdir, run.checkpoint, run.tensorboard()
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rlworkbench.workbench.run import Run
+from rlworkbench.workbench.run_spec import make_spec
+from rlworkbench.workbench.targets import get_target
+
+
+def promote(prototype: Any, to: str = "local", **settings: Any) -> Run:
+    """Starts training ``prototype`` on the target ``to`` and returns its :class:`Run` at once.
+
+    Settings (all targets): ``env`` (Gymnasium id or env factory; required for an agent, ``"CartPole-v1"`` for a
+    config), ``timesteps`` (10 000), ``num_envs`` (1), ``vector_mode`` (``"sync"``), ``backend`` (the agent's,
+    else ``RLWORKBENCH_BACKEND`` or ``"torch"``), ``seed``, ``logdir`` (``"runs"``: the run directory goes
+    under it), ``checkpoint_every`` (timesteps), ``threads`` (1: the backend's intra-op threads, process-wide),
+    ``progress`` (False: also print a tqdm bar). A target may take more; an unknown one raises ConfigError.
+
+    An agent prototype is trained in place (built first if it is not). Bad settings, configs and envs raise
+    here; errors during training are raised by ``run.wait()``.
+    """
+    factory = get_target(to)
+    spec = make_spec(prototype, **settings)
+    return Run(factory(spec), spec, target=to)

@@ -1,0 +1,239 @@
+""":class:`Run`: the notebook's handle on a training run started by ``promote()``, wherever it runs.
+
+A Run wears the same face for every target (it speaks to the target only through
+:class:`~rlworkbench.workbench.targets.base.Execution`): live metrics as pandas tables, ``stop()``, ``wait()``,
+the run directory, a plot, an embedded TensorBoard, and — as a notebook cell's value — a live widget with a
+progress bar and a plot of returns and losses (plain text outside a kernel).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from rlworkbench.errors import CheckpointError
+from rlworkbench.workbench.run_spec import RunSpec
+from rlworkbench.workbench.targets.base import RUNNING, STARTING, Execution
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from rlworkbench.execution.metrics import MetricsSnapshot
+    from rlworkbench.workbench.live_plot import LiveView
+    from rlworkbench.workbench.run_tensorboard import TensorBoardServer
+
+
+class Run:
+    """A training run under way (or over) on a target; made by :func:`~rlworkbench.workbench.promote.promote`.
+
+    Attributes: ``target`` (its name), ``spec`` (the settings), ``logdir`` (the run directory: ``config.json``,
+    TensorBoard events, ``episodes.csv``/``updates.csv``, ``checkpoints/``).
+    """
+
+    def __init__(self, execution: Execution, spec: RunSpec, target: str):
+        self.execution, self.spec, self.target = execution, spec, target
+        self._view: LiveView | None = None
+        self._tensorboard: TensorBoardServer | None = None
+        self._error_noted = False
+
+    # ----- state -----------------------------------------------------------------------------------------------
+    @property
+    def logdir(self) -> Path:
+        return self.execution.logdir
+
+    @property
+    def state(self) -> str:
+        """``starting``, ``running``, ``finished``, ``stopped`` or ``failed``."""
+        return self.execution.state
+
+    @property
+    def is_running(self) -> bool:
+        """Whether the run has not ended yet (building counts)."""
+        return self.execution.state in (STARTING, RUNNING)
+
+    @property
+    def done(self) -> bool:
+        return self.execution.done
+
+    @property
+    def error(self) -> BaseException | None:
+        """What ended a failed run (``wait()`` raises it)."""
+        return self.execution.error
+
+    @property
+    def total_timesteps(self) -> int:
+        return self.execution.total_timesteps
+
+    @property
+    def timesteps(self) -> int:
+        """Env steps taken so far."""
+        return self.execution.snapshot().timesteps
+
+    @property
+    def checkpoint(self) -> Path | None:
+        """The newest complete checkpoint (``checkpoints/final`` once a run finished or was stopped)."""
+        return self.execution.checkpoint
+
+    # ----- metrics ---------------------------------------------------------------------------------------------
+    def snapshot(self) -> MetricsSnapshot:
+        """A consistent copy of everything measured so far (counters and both tables)."""
+        return self.execution.snapshot()
+
+    @property
+    def metrics(self) -> pd.DataFrame:
+        """Finished episodes so far, one row each (``episode, env_id, return, length, timesteps_total, …``)."""
+        return self.execution.snapshot().episodes
+
+    @property
+    def updates(self) -> pd.DataFrame:
+        """Updates so far: ``update, timesteps_total, wall_time`` and the agent's metrics (losses …)."""
+        return self.execution.snapshot().updates
+
+    def plot(self, **options: Any) -> Figure:
+        """Returns and losses so far as a drawn matplotlib Figure (see ``live_plot.plot_metrics`` for options)."""
+        from rlworkbench.workbench.live_plot import plot_metrics
+
+        snapshot = self.execution.snapshot()
+        options.setdefault("title", self.logdir.name)
+        figure = plot_metrics(snapshot.episodes, snapshot.updates, **options)
+        _show_figures_as_png()
+        return figure
+
+    # ----- control ---------------------------------------------------------------------------------------------
+    def stop(self, wait: bool = True) -> Run:
+        """Ends the run after its current step; it saves ``checkpoints/final`` and its tables. With ``wait``,
+        returns once that is done (a failed run's error is kept for :meth:`wait`, not raised here)."""
+        self.execution.stop()
+        if wait:
+            self.execution.join()
+        return self
+
+    def wait(self, timeout: float | None = None) -> Run:
+        """Blocks until the run ends and returns it; re-raises the error of a failed run as it was raised (same
+        type). ``TimeoutError`` after ``timeout`` seconds (the run goes on)."""
+        if not self.execution.join(timeout):
+            raise TimeoutError(f"the run in {self.logdir} is still {self.state} after {timeout} s")
+        error = self.execution.error
+        if error is not None:
+            if not self._error_noted:
+                error.add_note(f"(raised in the {self.target} training run {self.logdir})")
+                self._error_noted = True
+            raise error
+        return self
+
+    def load_agent(self, checkpoint: str | Path | None = None) -> Any:
+        """An :class:`~rlworkbench.agents.Agent` loaded from ``checkpoint`` (default: the newest), with the
+        spaces of the run's env."""
+        from rlworkbench.agents import Agent
+        from rlworkbench.execution.envs import make_vector_env
+        from rlworkbench.spaces import from_gymnasium
+
+        path = checkpoint if checkpoint is not None else self.checkpoint
+        if path is None:
+            raise CheckpointError("this run has no checkpoint yet", argument="checkpoint",
+                                  expected=f"a checkpoint under {self.logdir / 'checkpoints'}", got=None)
+        env = make_vector_env(self.spec.env, 1)
+        try:
+            spaces = from_gymnasium(env.single_observation_space), from_gymnasium(env.single_action_space)
+        finally:
+            env.close()
+        return Agent.from_checkpoint(path, state_space=spaces[0], action_space=spaces[1], backend=self.spec.backend)
+
+    # ----- views -----------------------------------------------------------------------------------------------
+    def widget(self, interval: float = 1.0) -> Any:
+        """The live ipywidgets view (progress, status, plot), made once and refreshed every ``interval`` s."""
+        from rlworkbench.workbench.live_plot import LiveView
+
+        if self._view is None:
+            self._view = LiveView(self, interval=interval, title=self.logdir.name).start()
+        return self._view.widget
+
+    @property
+    def view(self) -> LiveView | None:
+        """The :class:`LiveView` behind :meth:`widget` (``None`` before it was asked for)."""
+        return self._view
+
+    def tensorboard(self, port: int | None = None, height: int = 800) -> Any:
+        """TensorBoard on this run's directory, embedded (an ``IPython.display.IFrame``). Starts the server on a
+        free (or the given) port at the first call and reuses it; :meth:`close` stops it."""
+        from IPython.display import IFrame
+
+        from rlworkbench.workbench.run_tensorboard import TensorBoardServer
+
+        if self._tensorboard is None or not self._tensorboard.running or \
+                (port is not None and port != self._tensorboard.port):
+            if self._tensorboard is not None:
+                self._tensorboard.stop()
+            self._tensorboard = TensorBoardServer(self.logdir, port=port).start()
+        return IFrame(self._tensorboard.url, width="100%", height=height)
+
+    @property
+    def tensorboard_server(self) -> TensorBoardServer | None:
+        return self._tensorboard
+
+    def close(self) -> None:
+        """Stops the run (waiting for its final checkpoint), the live view and TensorBoard; frees the target."""
+        self.stop(wait=True)
+        if self._view is not None:
+            self._view.refresh()
+            self._view.close()
+        if self._tensorboard is not None:
+            self._tensorboard.stop()
+        self.execution.close()
+
+    def __enter__(self) -> Run:
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    # ----- display ---------------------------------------------------------------------------------------------
+    def __repr__(self) -> str:
+        snapshot = self.execution.snapshot()
+        recent = snapshot.recent_mean_return
+        parts = [f"target={self.target!r}", f"state={self.state!r}",
+                 f"timesteps={snapshot.timesteps}/{self.total_timesteps}", f"episodes={snapshot.num_episodes}",
+                 f"recent_return={'n/a' if math.isnan(recent) else f'{recent:.2f}'}", f"logdir='{self.logdir}'"]
+        if self.error is not None:
+            parts.append(f"error={type(self.error).__name__}: {self.error}")
+        return f"Run({', '.join(parts)})"
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """In a Jupyter kernel: the live widget; elsewhere: the repr."""
+        if not _in_kernel():
+            return {"text/plain": repr(self)}
+        bundle = dict(self.widget()._repr_mimebundle_())
+        bundle["text/plain"] = repr(self)
+        return bundle
+
+
+def _in_kernel() -> bool:
+    """Whether this runs inside an IPython kernel (which can show widgets)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def _show_figures_as_png() -> None:
+    """Lets IPython show a pyplot-free matplotlib Figure as a PNG when it is a cell's value (matplotlib's inline
+    backend does this only once pyplot is imported)."""
+    try:
+        from IPython import get_ipython
+        from IPython.core.pylabtools import print_figure
+        from matplotlib.figure import Figure
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+    formatter = shell.display_formatter.formatters["image/png"]
+    try:
+        formatter.lookup_by_type(Figure)
+    except KeyError:
+        formatter.for_type(Figure, lambda figure: print_figure(figure, "png", bbox_inches="tight"))

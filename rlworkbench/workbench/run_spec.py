@@ -1,0 +1,122 @@
+"""What to train, independent of where: a :class:`RunSpec` made from a notebook prototype and settings.
+
+A prototype is an agent (any object with the agent interface: ``get_actions``, ``observe``, ``wants_update``,
+``update``, ``reset``; built or not), a config dict, the path of a JSON config, or a shipped config's name
+(``"dqn_cartpole"``). Settings are checked here, once, for every target; what a spec does not know goes to
+:attr:`RunSpec.options` for the target to accept or refuse.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rlworkbench.core.backend import available_backends, default_backend_name
+from rlworkbench.errors import ConfigError
+
+AGENT_METHODS = ("get_actions", "observe", "wants_update", "update", "reset")
+DEFAULT_ENV = "CartPole-v1"
+
+
+@dataclass
+class RunSpec:
+    """A training run as settings: the agent (config or object), the env, and how long and how to log it."""
+
+    name: str                          #: stem of the run directory: config or agent type name
+    config: dict[str, Any]             #: the agent config (written to ``config.json``); ``{}`` if the agent has none
+    agent: Any = None                  #: the prototype agent, trained in place; ``None``: made from ``config``
+    env: str | Callable[[], Any] = DEFAULT_ENV  #: Gymnasium id or a zero-argument env factory
+    backend: str = field(default_factory=default_backend_name)  #: ``RLWORKBENCH_BACKEND`` or ``"torch"``
+    timesteps: int = 10_000            #: env steps over all sub-envs
+    num_envs: int = 1
+    vector_mode: str = "sync"
+    seed: int | None = None
+    logdir: Path = Path("runs")        #: parent of the run directory
+    checkpoint_every: int | None = None
+    threads: int | None = 1            #: intra-op threads of the backend (process-wide); ``None``: leave them
+    progress: bool = False             #: also print the worker's tqdm bar (the Run's widget shows one anyway)
+    options: dict[str, Any] = field(default_factory=dict)  #: settings only some targets know
+
+    @property
+    def env_name(self) -> str:
+        return self.env if isinstance(self.env, str) else getattr(self.env, "__name__", type(self.env).__name__)
+
+    @property
+    def stem(self) -> str:
+        """``<name>-<env>-<backend>``: the run directory's name before its timestamp (as ``rlworkbench train``)."""
+        return f"{self.name}-{self.env_name}-{self.backend}"
+
+
+SETTINGS = tuple(f.name for f in fields(RunSpec) if f.name not in ("name", "config", "agent", "options"))
+
+
+def is_agent(prototype: Any) -> bool:
+    """Whether ``prototype`` speaks the agent interface (rather than being a config)."""
+    return all(callable(getattr(prototype, method, None)) for method in AGENT_METHODS)
+
+
+def make_spec(prototype: Any, **settings: Any) -> RunSpec:
+    """A checked :class:`RunSpec` from a prototype and settings (see the module docstring)."""
+    known = {key: settings.pop(key) for key in list(settings) if key in SETTINGS}
+    if is_agent(prototype):
+        spec = _agent_spec(prototype, known)
+    elif isinstance(prototype, (Mapping, str, Path)):
+        from rlworkbench.execution.train import load_config
+
+        name, config = load_config(dict(prototype) if isinstance(prototype, Mapping) else prototype)
+        spec = RunSpec(name=name, config=config)
+    else:
+        raise ConfigError("promote() takes an agent, a config dict, a JSON config path or a shipped config name",
+                          argument="prototype", expected="Agent, dict, str or Path", got=type(prototype).__name__)
+    for key, value in known.items():
+        setattr(spec, key, value)
+    spec.options = settings
+    _check(spec)
+    return spec
+
+
+def _agent_spec(agent: Any, settings: dict[str, Any]) -> RunSpec:
+    if "env" not in settings:
+        raise ConfigError("an agent prototype does not know its env: pass env=", argument="env",
+                          expected="a Gymnasium env id or an env factory", got="nothing")
+    own_backend = getattr(agent, "backend", None)
+    backend = settings.get("backend", own_backend or default_backend_name())
+    if own_backend is not None and backend != own_backend:
+        raise ConfigError("the agent was made for another backend", argument="backend", expected=own_backend,
+                          got=backend)
+    settings["backend"] = backend
+    name = getattr(agent, "type_name", "") or type(agent).__name__.lower()
+    config = getattr(agent, "config", None)
+    return RunSpec(name=name, config=dict(config) if isinstance(config, Mapping) else {}, agent=agent)
+
+
+def _check(spec: RunSpec) -> None:
+    if not isinstance(spec.env, str) and not callable(spec.env):
+        raise ConfigError("bad env", argument="env", expected="a Gymnasium env id or a zero-argument factory",
+                          got=type(spec.env).__name__)
+    _positive_int(spec.timesteps, "timesteps")
+    _positive_int(spec.num_envs, "num_envs")
+    if spec.checkpoint_every is not None:
+        _positive_int(spec.checkpoint_every, "checkpoint_every")
+    if spec.threads is not None:
+        _positive_int(spec.threads, "threads")
+    if spec.seed is not None and not isinstance(spec.seed, (int, np.integer)):
+        raise ConfigError("bad seed", argument="seed", expected="int or None", got=repr(spec.seed))
+    if spec.vector_mode not in ("sync", "async"):
+        raise ConfigError("unknown vector env mode", argument="vector_mode", expected="sync or async",
+                          got=repr(spec.vector_mode))
+    backends = list(available_backends())
+    if spec.backend not in backends:
+        raise ConfigError("unknown or uninstalled backend", argument="backend", expected=backends,
+                          got=repr(spec.backend))
+    spec.logdir = Path(spec.logdir)
+    spec.progress = bool(spec.progress)
+
+
+def _positive_int(value: Any, argument: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ConfigError(f"bad {argument}", argument=argument, expected="int >= 1", got=repr(value))

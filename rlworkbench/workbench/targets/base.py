@@ -1,0 +1,64 @@
+"""The narrow face a target shows a :class:`~rlworkbench.workbench.run.Run`: :class:`Execution`.
+
+A target turns a :class:`~rlworkbench.workbench.run_spec.RunSpec` into an :class:`Execution` that trains
+without blocking its caller. A Run talks to it only through this interface — a metrics snapshot, stop, join,
+state, error, the log directory and the newest checkpoint — so local threads, multi-GPU processes and Ray
+actors all wear the same Run.
+"""
+
+from __future__ import annotations
+
+import abc
+from pathlib import Path
+
+from rlworkbench.execution.metrics import MetricsSnapshot
+
+STARTING, RUNNING, FINISHED, STOPPED, FAILED = "starting", "running", "finished", "stopped", "failed"
+DONE_STATES = frozenset({FINISHED, STOPPED, FAILED})
+
+
+class Execution(abc.ABC):
+    """A training run under way somewhere.
+
+    ``state`` goes ``starting`` (building, connecting) → ``running`` → one of ``finished`` (all timesteps done),
+    ``stopped`` (:meth:`stop` ended it early) or ``failed`` (:attr:`error` says why). A run that ends in any
+    of these leaves its newest checkpoint readable; finished and stopped runs save a final one.
+    """
+
+    def __init__(self, logdir: Path, total_timesteps: int):
+        self.logdir = Path(logdir)  #: the run directory: config, TensorBoard events, CSV tables, checkpoints
+        self.total_timesteps = int(total_timesteps)
+
+    @property
+    @abc.abstractmethod
+    def state(self) -> str:
+        """One of ``starting``, ``running``, ``finished``, ``stopped``, ``failed``."""
+
+    @property
+    def done(self) -> bool:
+        return self.state in DONE_STATES
+
+    @property
+    @abc.abstractmethod
+    def error(self) -> BaseException | None:
+        """What ended a failed run (raised as it was, type and all, by ``Run.wait``)."""
+
+    @property
+    @abc.abstractmethod
+    def checkpoint(self) -> Path | None:
+        """The newest complete checkpoint directory (``None`` before the first)."""
+
+    @abc.abstractmethod
+    def snapshot(self) -> MetricsSnapshot:
+        """A consistent copy of the metrics so far (any thread, any time)."""
+
+    @abc.abstractmethod
+    def stop(self) -> None:
+        """Asks the run to end after its current step, save a final checkpoint and its tables; returns at once."""
+
+    @abc.abstractmethod
+    def join(self, timeout: float | None = None) -> bool:
+        """Waits until the run is done (at most ``timeout`` seconds); whether it is."""
+
+    def close(self) -> None:  # noqa: B027 (optional hook: a remote target frees its cluster resources here)
+        """Frees what the execution holds once it is done."""

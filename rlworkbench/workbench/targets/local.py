@@ -1,0 +1,152 @@
+"""The ``"local"`` target: a :class:`~rlworkbench.execution.Worker` in a daemon thread of this process.
+
+Everything that can fail fast happens in the caller's thread before :class:`LocalExecution` returns: settings,
+the config (validated when the unbuilt agent is made), the env and its spaces against the agent's, the run
+directory (laid out as by ``rlworkbench train``). The thread then caps the backend's threads, builds the agent
+if it is not built, runs the worker, and saves ``checkpoints/final`` and the CSV tables. Its errors are kept
+and re-raised by ``Run.wait``. A prototype agent is trained in place: do not act with it while the run goes.
+
+Threads are process-wide: ``threads=1`` caps the framework's intra-op threads for the notebook too. At
+interpreter exit, runs still going are stopped and given a few seconds to save their final checkpoint.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import threading
+import weakref
+from pathlib import Path
+from typing import Any
+
+from rlworkbench.core.backend import get_backend
+from rlworkbench.errors import ConfigError, SpaceError
+from rlworkbench.execution.envs import make_vector_env
+from rlworkbench.execution.metrics import MetricsSnapshot
+from rlworkbench.execution.train import Checkpointer, start_run_dir, write_tables
+from rlworkbench.execution.worker import Worker
+from rlworkbench.workbench.run_spec import SETTINGS, RunSpec
+from rlworkbench.workbench.targets.base import FAILED, FINISHED, RUNNING, STARTING, STOPPED, Execution
+
+EXIT_GRACE_SECONDS = 10.0
+_LIVE: weakref.WeakSet[LocalExecution] = weakref.WeakSet()
+
+
+class LocalExecution(Execution):
+    """Trains ``spec`` in a background thread of this process; see the module docstring."""
+
+    def __init__(self, spec: RunSpec):
+        if spec.options:
+            raise ConfigError("unknown settings for the local target", argument=", ".join(sorted(spec.options)),
+                              expected=list(SETTINGS), got=sorted(spec.options))
+        if spec.agent is not None and any(run.agent is spec.agent and not run.done for run in list(_LIVE)):
+            raise ConfigError("this agent is being trained by another run: stop() or wait() for it first",
+                              argument="prototype", expected="an agent no live run is training", got=spec.agent)
+        self.spec = spec
+        env = make_vector_env(spec.env, spec.num_envs, spec.vector_mode, spec.seed)
+        try:
+            agent = spec.agent if spec.agent is not None else _unbuilt_agent(env, spec)
+            _check_spaces(agent, env)
+            run_dir = start_run_dir(spec.logdir, spec.stem, spec.config)
+            self.checkpointer = Checkpointer(agent, run_dir / "checkpoints", spec.checkpoint_every)
+            self.worker = Worker(agent, env, seed=spec.seed, logdir=run_dir, progress=spec.progress,
+                                 callback=self._after_step, callback_every=1)
+        except BaseException:
+            env.close()
+            raise
+        super().__init__(run_dir, spec.timesteps)
+        self.agent = agent
+        self._stop_asked, self._done = threading.Event(), threading.Event()
+        self._state, self._error = STARTING, None
+        self._thread = threading.Thread(target=self._main, name=f"rlworkbench-run-{run_dir.name}", daemon=True)
+        _LIVE.add(self)
+        self._thread.start()
+
+    # ----- the Execution face ----------------------------------------------------------------------------------
+    @property
+    def state(self) -> str:
+        return self._state
+
+    @property
+    def error(self) -> BaseException | None:
+        return self._error
+
+    @property
+    def checkpoint(self) -> Path | None:
+        return self.checkpointer.last
+
+    def snapshot(self) -> MetricsSnapshot:
+        return self.worker.snapshot()
+
+    def stop(self) -> None:
+        self._stop_asked.set()
+        self.worker.stop()
+
+    def join(self, timeout: float | None = None) -> bool:
+        return self._done.wait(timeout)
+
+    # ----- the thread ----------------------------------------------------------------------------------------
+    def _after_step(self, worker: Worker) -> bool | None:
+        """The worker's callback after every step: a stop asked before ``worker.run`` began still stops it."""
+        if self._stop_asked.is_set():
+            return False
+        self.checkpointer(worker)
+        return None
+
+    def _main(self) -> None:
+        try:
+            if self.spec.threads is not None:
+                get_backend(self.spec.backend).limit_threads(self.spec.threads)
+            if _needs_build(self.agent):
+                self.agent.build()
+            if not self._stop_asked.is_set():
+                self._state = RUNNING
+                self.worker.run(timesteps=self.spec.timesteps)
+            self.checkpointer.save("final")
+            write_tables(self.worker, self.logdir)
+        except BaseException as error:
+            self._error = error
+            with contextlib.suppress(Exception):  # the tables of a failed run, as far as they go
+                write_tables(self.worker, self.logdir)
+        finally:
+            with contextlib.suppress(Exception):
+                self.worker.close()
+            with contextlib.suppress(Exception):
+                self.worker.env.close()
+            ended_early = self.worker.timesteps < self.spec.timesteps
+            self._state = FAILED if self._error else STOPPED if ended_early else FINISHED
+            self._done.set()
+
+
+def _unbuilt_agent(env: Any, spec: RunSpec) -> Any:
+    """``Agent.from_env`` without the build: the config is validated here, the (slow) build runs in the thread."""
+    from rlworkbench.agents import Agent
+
+    return Agent.from_env(env, spec.config, backend=spec.backend, seed=spec.seed)
+
+
+def _needs_build(agent: Any) -> bool:
+    return callable(getattr(agent, "build", None)) and getattr(agent, "executor", True) is None
+
+
+def _check_spaces(agent: Any, env: Any) -> None:
+    """An agent's state and action spaces must be the env's (checked when the agent has them)."""
+    from rlworkbench.spaces import Space, from_gymnasium
+
+    for attribute, env_attribute in (("state_space", "single_observation_space"),
+                                     ("action_space", "single_action_space")):
+        own = getattr(agent, attribute, None)
+        if isinstance(own, Space):
+            env_space = from_gymnasium(getattr(env, env_attribute)).strip_ranks()
+            if own.strip_ranks() != env_space:
+                raise SpaceError(f"the agent's {attribute} is not the env's", argument="env", key_path=attribute,
+                                 expected=own, got=env_space)
+
+
+@atexit.register
+def _stop_live_runs() -> None:
+    runs = [run for run in list(_LIVE) if not run.done]
+    for run in runs:
+        run.stop()
+    for run in runs:
+        run.join(EXIT_GRACE_SECONDS)

@@ -1,0 +1,59 @@
+"""Helpers for the promote tests: a small DQN config, an env whose simulator crashes, polling, HTTP."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium as gym
+
+from rlworkbench.agents.config import builtin_config
+
+
+def small_dqn(learning_starts: int = 100) -> dict[str, Any]:
+    """The shipped CartPole DQN with a 32-unit network and an early start, so a few thousand steps take seconds."""
+    config = builtin_config("dqn_cartpole")
+    config["policy"]["network"] = [{"type": "dense", "units": 32, "activation": "relu"}]
+    config["update"].update(learning_starts=learning_starts, batch_size=16)
+    return config
+
+
+class SimulatorCrash(RuntimeError):
+    """What the crashing env raises."""
+
+
+class CrashingCartPole(gym.Wrapper):
+    """CartPole whose simulator raises :class:`SimulatorCrash` on env step ``crash_at`` (counted over episodes)."""
+
+    def __init__(self, crash_at: int):
+        super().__init__(gym.make("CartPole-v1"))
+        self.crash_at, self.steps = crash_at, 0
+
+    def step(self, action: Any):
+        self.steps += 1
+        if self.steps >= self.crash_at:
+            raise SimulatorCrash(f"the simulator crashed at step {self.steps}")
+        return super().step(action)
+
+
+def crashing_cartpole() -> gym.Env:
+    return CrashingCartPole(crash_at=251)
+
+
+def wait_until(condition: Callable[[], Any], timeout: float, what: str) -> Any:
+    """Polls ``condition`` every 50 ms until it is truthy; fails the test after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+def get_json(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return json.loads(response.read())
