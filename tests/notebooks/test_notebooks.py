@@ -1,0 +1,92 @@
+"""The guided notebooks: stored without outputs, and each one executes headless from top to bottom.
+
+Each runs in a fresh kernel (papermill), in a temporary working directory so training runs write there; the
+training notebook gets a smaller budget through its ``parameters`` cell. The checks on the outputs make sure
+the pictures really came out (graphs as SVG, widgets as widget views, tables as HTML).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import papermill
+import pytest
+
+NOTEBOOKS = Path(__file__).parents[2] / "notebooks"
+PARAMETERS = {"train_dqn_cartpole.ipynb": {"TIMESTEPS": 3000, "LIVE_SECONDS": 4}}
+WIDGET = "application/vnd.jupyter.widget-view+json"
+
+
+def notebook_paths() -> list[Path]:
+    return sorted(NOTEBOOKS.glob("*.ipynb"))
+
+
+def test_the_four_guided_notebooks_are_there():
+    assert {p.name for p in notebook_paths()} >= {"quickstart.ipynb", "subgraph_testing.ipynb",
+                                                  "visual_debugging.ipynb", "train_dqn_cartpole.ipynb"}
+
+
+@pytest.mark.parametrize("path", notebook_paths(), ids=lambda p: p.stem)
+def test_stored_without_outputs(path):
+    notebook = nbformat.read(path, as_version=4)
+    nbformat.validate(notebook)
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None, f"{path.name}: clear outputs before commit"
+
+
+def executed(path: Path, tmp_path: Path) -> nbformat.NotebookNode:
+    output = tmp_path / path.name
+    papermill.execute_notebook(str(path), str(output), parameters=PARAMETERS.get(path.name, {}), cwd=str(tmp_path),
+                               kernel_name="python3", progress_bar=False, execution_timeout=300)
+    return nbformat.read(output, as_version=4)
+
+
+def mime_outputs(notebook: nbformat.NotebookNode, mime: str) -> list[str]:
+    found = []
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if mime in data:
+                value = data[mime]
+                found.append(value if isinstance(value, str) else json.dumps(value))
+    return found
+
+
+def errors(notebook: nbformat.NotebookNode) -> list[str]:
+    return [f"{o.get('ename')}: {o.get('evalue')}" for c in notebook.cells for o in c.get("outputs", [])
+            if o.get("output_type") == "error"]
+
+
+def test_quickstart(tmp_path):
+    notebook = executed(NOTEBOOKS / "quickstart.ipynb", tmp_path)
+    assert not errors(notebook)
+    svgs = mime_outputs(notebook, "image/svg+xml")
+    assert any("not built" in svg for svg in svgs) and any("built on torch" in svg for svg in svgs)
+    assert "largest difference torch vs tf" in json.dumps(notebook.cells)
+
+
+def test_subgraph_testing(tmp_path):
+    notebook = executed(NOTEBOOKS / "subgraph_testing.ipynb", tmp_path)
+    assert not errors(notebook)
+    tables = mime_outputs(notebook, "text/html")
+    assert sum("key path" in table for table in tables) >= 2
+
+
+def test_visual_debugging(tmp_path):
+    notebook = executed(NOTEBOOKS / "visual_debugging.ipynb", tmp_path)
+    assert not errors(notebook)
+    svgs = mime_outputs(notebook, "image/svg+xml")
+    assert any("PrioritizedReplay" in svg for svg in svgs)
+    assert any("/CPU:1" in svg for svg in svgs)  # the device map, in colour with a legend
+    assert any("stuck on torch" in svg and "priorities" in svg for svg in svgs)  # the broken build
+    assert len(mime_outputs(notebook, WIDGET)) >= 2  # GraphExplorer and Probe
+
+
+def test_train_dqn_cartpole(tmp_path):
+    notebook = executed(NOTEBOOKS / "train_dqn_cartpole.ipynb", tmp_path)
+    assert not errors(notebook)
+    assert mime_outputs(notebook, WIDGET)  # the live run view
+    assert list((tmp_path / "runs").glob("*/checkpoints/final"))

@@ -1,0 +1,41 @@
+"""An uncaught BuildError in an IPython cell shows the traceback and then draws the partial graph."""
+
+from __future__ import annotations
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+
+from rlworkbench.workbench import show_build_errors_as_graphs
+
+CELL = """
+import sys
+sys.path.insert(0, {core!r})
+from core_components import STATES
+from test_build_cycles import Learner
+from rlworkbench import build
+build(Learner(complete=True), {{"x": STATES}})
+"""
+
+
+@pytest.fixture
+def shell():
+    shell = InteractiveShell.instance()
+    yield shell
+    shell.set_custom_exc((), None)
+    InteractiveShell.clear_instance()
+
+
+def test_an_uncaught_build_error_draws_its_graph(shell, request):
+    assert show_build_errors_as_graphs(shell)
+    core = str(request.config.rootpath / "tests" / "core")
+    with capture_output() as captured:
+        result = shell.run_cell(CELL.format(core=core))
+    assert result.error_in_exec is not None and type(result.error_in_exec).__name__ == "BuildError"
+    assert "BuildError" in captured.stdout  # the traceback is still shown
+    svgs = [output.data.get("image/svg+xml", "") for output in captured.outputs]
+    assert any("stuck on torch" in svg and "priorities" in svg for svg in svgs)
+
+
+def test_outside_ipython_nothing_is_installed():
+    assert show_build_errors_as_graphs() is False
