@@ -1,0 +1,95 @@
+"""Graph drawings as inline SVG for widgets, and typed errors as HTML with the offending component in red.
+
+The renderer has one kind of highlight (a red border, "stuck / error" in the legend). A selected component is
+drawn with it and then recoloured blue and relabelled "selected" — only in drawings without a stuck component or
+error, where red means nothing else.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from rlworkbench.core.component import Component
+from rlworkbench.errors import BuildError, RLWorkbenchError
+
+SELECT_COLOR = "#2563eb"
+_SCROLL = "overflow:auto;max-height:{height}px;max-width:100%;border:1px solid #e5e7eb;background:white"
+
+
+def graph_svg(target: Any, *, selected: str | None = None, highlight: Iterable[str] = (), depth: int | None = None,
+              api: str | None = None) -> str:
+    """Inline SVG (no XML prolog) of ``target`` (anything ``render_graph`` draws), ``selected`` in blue and the
+    ``highlight`` paths in red."""
+    from rlworkbench.visualize.palette import STUCK_COLOR
+    from rlworkbench.visualize.render import render_graph
+    from rlworkbench.visualize.views import GraphView, view_of
+
+    marked = set(highlight)
+    wanted = marked | ({selected} if selected else set())
+    try:
+        view = view_of(target, wanted)
+    except Exception:
+        if not isinstance(target, Component):
+            raise
+        # a built tree whose structure changed cannot be assembled again until it is rebuilt (its built
+        # components run their fast paths): draw the structure alone
+        view = GraphView(target, None, highlight=set(wanted))
+    alarm = bool(marked) or view.stuck is not None or view.error is not None
+    if alarm and selected and selected not in marked:
+        view.highlight.discard(selected)  # red is taken by the error: the selection is not drawn
+    svg = render_graph(view, depth=depth, api=api).pipe(format="svg").decode("utf-8")
+    svg = svg[svg.find("<svg"):]
+    if selected and not alarm:
+        svg = svg.replace(STUCK_COLOR, SELECT_COLOR).replace("stuck / error", "selected")
+    return svg
+
+
+TABLE_CSS = ("<style>.rlw-table{border-collapse:collapse;font-size:12px;margin:2px 0 6px}"
+             ".rlw-table th,.rlw-table td{padding:2px 10px 2px 0;border-bottom:1px solid #e5e7eb;text-align:left;"
+             "vertical-align:top}</style>")
+
+
+def scrolled(svg: str, height: int = 560, fit: bool = False) -> str:
+    """The SVG in a scrolling box, for large graphs; ``fit``: scaled to the box's width."""
+    if fit:
+        tag_end = svg.find(">")
+        tag = re.sub(r'\s(width|height)="[^"]*"', "", svg[:tag_end])
+        svg = f'{tag} width="100%"{svg[tag_end:]}'
+    return f"<div class='rlw-graph' style='{_SCROLL.format(height=height)}'>{svg}</div>"
+
+
+def error_text(error: BaseException) -> str:
+    """``SpaceError: [component 'a/b', argument 'x', key 'obs'] … expected …, got …``."""
+    return f"{type(error).__name__}: {error}"
+
+
+def error_paths(error: BaseException, fallback: str | None = None) -> list[str]:
+    """Component paths to draw in red for ``error``: the one it names, else ``fallback``."""
+    path = getattr(error, "component", None) if isinstance(error, RLWorkbenchError) else None
+    return [path] if path else ([fallback] if fallback else [])
+
+
+def error_html(error: BaseException, target: Any, fallback: str | None = None, height: int = 420) -> str:
+    """The typed message, and a drawing of ``target`` (of the error's own partial graph for a BuildError that has
+    one) with the offending component highlighted."""
+    message = (f"<div class='rlw-error' style='color:#b91c1c;white-space:pre-wrap;font-family:monospace'>"
+               f"{html.escape(error_text(error))}</div>")
+    try:
+        if isinstance(error, BuildError) and error.graph is not None:
+            svg = graph_svg(error, highlight=error_paths(error))
+        else:
+            svg = graph_svg(target, highlight=_known(target, error_paths(error, fallback)))
+    except Exception as draw_error:  # the message matters more than the drawing
+        return message + f"<div><i>(graph not drawn: {html.escape(error_text(draw_error))})</i></div>"
+    return message + scrolled(svg, height, fit=True)
+
+
+def _known(target: Any, paths: list[str]) -> list[str]:
+    """Paths that exist in ``target``'s tree (an error may name a component of another tree, e.g. a copy)."""
+    from rlworkbench.visualize.views import view_of
+
+    tree = {c.path for c in view_of(target).focus.root.walk()}
+    return [p for p in paths if p in tree]

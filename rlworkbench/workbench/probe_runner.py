@@ -1,0 +1,185 @@
+"""Running one API method of a component on either backend, and the table of what came out.
+
+On the backend the component is built on, the probe calls it in place (``executor.call``: the sub-graph, the
+real weights). On the other backend — or for a component that is not built — it builds a *mirror*: a
+``copy()`` of the component built as a root from the spaces the component was built with (or ``input_spaces``),
+with the component's weights copied in before every run, so both backends compute the same function. Mirrors
+are kept and rebuilt when the component's build or structure changes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from rlworkbench import nest
+from rlworkbench.core.assembly import root_params
+from rlworkbench.core.builder import build
+from rlworkbench.core.component import Component
+from rlworkbench.core.executor import Executor
+from rlworkbench.core.records import Record
+from rlworkbench.errors import ConfigError
+from rlworkbench.spaces import Space
+from rlworkbench.workbench.explorer_target import Target
+from rlworkbench.workbench.probe_inputs import Argument
+
+TABLE_COLUMNS = ["key_path", "shape", "dtype", "summary", "call_ms"]
+
+
+class ProbeRunner:
+    """Runs API methods of ``target.component``; ``input_spaces`` (by parameter name) serve an unbuilt one."""
+
+    def __init__(self, target: Target, input_spaces: Mapping[str, Space] | None = None, weight_seed: int = 0):
+        self.target = target
+        self.input_spaces = dict(input_spaces or {})
+        self.weight_seed = weight_seed
+        self._mirrors: dict[str, tuple[tuple, Component, Executor]] = {}
+
+    @property
+    def component(self) -> Component:
+        return self.target.component
+
+    @property
+    def home_backend(self) -> str | None:
+        """The backend the component is built on (None: not built, every run uses a mirror)."""
+        return self.target.graph.backend_name if self.target.built else None
+
+    # ----- what can be probed -------------------------------------------------------------------------------------
+    def api_methods(self) -> list[str]:
+        if self.target.built:
+            graph = self.target.graph
+            return [name for name in self.component.api_methods if graph.calls_of(self.component, name)]
+        return self._buildable(self.input_spaces)
+
+    def arguments(self, api: str) -> list[Argument]:
+        """The API method's parameters with their spaces (or the constants the graph was built with)."""
+        self._check_api(api)
+        if self.target.built:
+            call = self.target.graph.calls_of(self.component, api)[0]
+            return [Argument(name, value.space) if isinstance(value, Record) else Argument(name, constant=value)
+                    for name, value in call.inputs.items()]
+        spec = self.component.api_methods[api]
+        return [Argument(name, self.input_spaces.get(name)) for name in root_params(spec, self._arity(spec))]
+
+    def output_spaces(self, api: str, backend: str | None = None) -> dict[str, Space | None]:
+        """Output spaces by key path (``output`` for a single output), as the graph knows them."""
+        if self.target.built:
+            return self.target.graph.api_spaces(self.component, api)[1]
+        graph = self._mirror(backend or self.target.backend_name)[1].graph
+        return graph.api_spaces(graph.root, api)[1]
+
+    def _check_api(self, api: str) -> None:
+        available = self.api_methods()
+        if api not in available:
+            raise ConfigError("no such API method to probe", component=self.component.path, argument="api",
+                              expected=available, got=api)
+
+    # ----- running ------------------------------------------------------------------------------------------------
+    def run(self, api: str, values: Mapping[str, Any], backend: str) -> tuple[Any, float]:
+        """``(outputs, seconds)`` of one call of ``api`` with ``values`` (by parameter name) on ``backend``."""
+        args = [values[a.name] for a in self.arguments(api)]
+        if backend == self.home_backend:
+            executor = self.target.executor()
+            trace = getattr(executor, "graph_function", None)
+            if trace is not None:  # a tracing backend (TF): trace before the clock starts, as a mirror's build did
+                trace(self.component, api)
+            started = time.perf_counter()
+            outputs = executor.call(self.component, api, *args)
+        else:
+            copy, executor = self._mirror(backend)
+            if self.target.built:
+                copy.set_weights(self.component.get_weights())
+            started = time.perf_counter()
+            outputs = executor.execute(api, *args)
+        return outputs, time.perf_counter() - started
+
+    def mirror(self, backend: str) -> Component:
+        """The copy of the component built on ``backend`` (built now if needed)."""
+        return self._mirror(backend)[0]
+
+    def _mirror(self, backend: str) -> tuple[Component, Executor]:
+        key = self._signature()
+        cached = self._mirrors.get(backend)
+        if cached is not None and cached[0] == key:
+            return cached[1], cached[2]
+        spaces = dict(self.component.input_spaces) if self.target.built else dict(self.input_spaces)
+        if not spaces:
+            raise ConfigError("this component is not built: give input_spaces to probe it", argument="input_spaces",
+                              component=self.component.path, expected="a mapping of its API parameters to spaces",
+                              got=None)
+        methods = self._buildable(spaces)
+        if self.target.built:
+            called = set(self.api_methods())
+            methods = [m for m in methods if m in called]
+        needed = {p for m in methods for p in root_params(self.component.api_methods[m],
+                                                          self._arity(self.component.api_methods[m], spaces))}
+        copy = self.component.copy()
+        executor = build(copy, {p: s for p, s in spaces.items() if p in needed}, backend=backend,
+                         seed=self.weight_seed, api_methods=methods)
+        self._mirrors[backend] = (key, copy, executor)
+        return copy, executor
+
+    def _signature(self) -> tuple:
+        """Changes when the component is rebuilt or its structure changes (then mirrors are stale)."""
+        graph = self.target.graph
+        return (id(graph) if graph is not None else None,
+                tuple((c.path, type(c)) for c in self.component.walk()))
+
+    def _buildable(self, spaces: Mapping[str, Space]) -> list[str]:
+        """API methods whose parameters all have a space in ``spaces``."""
+        methods = []
+        for name, spec in self.component.api_methods.items():
+            params = root_params(spec, self._arity(spec, spaces))
+            if all(p in spaces for p in params):
+                methods.append(name)
+        return methods
+
+    def _arity(self, spec: Any, spaces: Mapping[str, Space] | None = None) -> dict[str, int]:
+        spaces = self.input_spaces if spaces is None else spaces
+        if not spec.var_param:
+            return {}
+        return {spec.name: sum(1 for key in spaces if key.startswith(f"{spec.var_param}["))}
+
+
+def output_table(outputs: Any, seconds: float) -> pd.DataFrame:
+    """One row per output leaf: key path (``output`` for a single one), shape, dtype, value summary, call time."""
+    rows = []
+    for path, leaf in nest.items(outputs):
+        if leaf is None:
+            continue
+        array = np.asarray(leaf)
+        rows.append({"key_path": path or "output", "shape": tuple(array.shape), "dtype": str(array.dtype),
+                     "summary": summarize(array), "call_ms": round(seconds * 1000, 3)})
+    table = pd.DataFrame(rows, columns=TABLE_COLUMNS)
+    table.attrs["call_s"] = seconds
+    return table
+
+
+def summarize(array: np.ndarray) -> str:
+    """``min · mean · max`` for floats, the values for a few distinct ints, true counts for booleans."""
+    if array.size == 0:
+        return "empty"
+    kind = array.dtype.kind
+    if kind in "OUS":
+        return f"{array.size} texts, e.g. {str(array.flat[0])[:24]!r}"
+    if kind == "b":
+        return f"{int(array.sum())} of {array.size} true"
+    if array.size == 1:
+        return f"{array.flat[0].item():.6g}"
+    if kind in "iu":
+        values = np.unique(array)
+        if len(values) <= 8:
+            counts = ", ".join(f"{v}: {int((array == v).sum())}" for v in values.tolist())
+            return f"counts {{{counts}}}"
+    finite = array[np.isfinite(array)] if kind == "f" else array
+    text = (f"min {finite.min():.4g} · mean {finite.mean():.4g} · max {finite.max():.4g}" if finite.size
+            else "no finite values")
+    bad = array.size - finite.size
+    return text + (f" · {bad} NaN/inf" if bad else "")
+
+
+__all__ = ["ProbeRunner", "output_table", "summarize"]

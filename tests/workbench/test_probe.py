@@ -1,0 +1,139 @@
+"""Probe driven from code: sampled and given inputs, output tables, both backends, typed errors in the widget."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from widget_components import STATES, Broken
+
+from rlworkbench import BuildError, SpaceError, build
+from rlworkbench.components import ContainerSplitter, Dense
+from rlworkbench.demo import QActor
+from rlworkbench.spaces import BoolBox, Dict, FloatBox
+from rlworkbench.visualize.palette import STUCK_COLOR
+from rlworkbench.workbench.probe import Probe
+
+RECORDS = Dict(obs=FloatBox(shape=(3,)), mask=BoolBox(), add_batch_rank=True)
+
+
+def outputs(probe: Probe, **settings) -> np.ndarray:
+    probe.run(**settings)
+    return probe.outputs
+
+
+@pytest.fixture
+def actor():
+    actor = QActor(2, hidden=(8,), name="actor")
+    executor = build(actor, {"states": STATES}, backend="torch", seed=0)
+    return actor, executor
+
+
+def test_the_table_has_one_row_per_output_leaf(actor):
+    root, _ = actor
+    probe = Probe(root, "get_q_values", batch_size=5)
+    table = probe.run()
+    assert list(table.columns) == ["key_path", "shape", "dtype", "summary", "call_ms"]
+    assert list(table["key_path"]) == list(probe.output_spaces()) == ["output"]
+    assert table.loc[0, "shape"] == (5, 2) and table.loc[0, "dtype"] == "float32"
+    assert table.loc[0, "summary"].startswith("min ") and table.loc[0, "call_ms"] > 0
+    splitter = Probe(ContainerSplitter("obs", "mask"), input_spaces={"inputs": RECORDS}, batch_size=3)
+    table = splitter.run()
+    assert list(table["key_path"]) == list(splitter.output_spaces()) == ["0", "1"]
+    assert list(table["shape"]) == [(3, 3), (3,)] and list(table["dtype"]) == ["float32", "bool"]
+    assert table.loc[1, "summary"].endswith("of 3 true")
+    assert "<td>0</td>" in splitter.output_html and "sampled" in splitter.output_html
+
+
+def test_time_ranked_spaces_take_the_time_size():
+    space = FloatBox(shape=(4,), add_batch_rank=True, add_time_rank=True)
+    probe = Probe(Dense(3), input_spaces={"inputs": space}, batch_size=2, time_size=6)
+    assert not probe.time_slider.disabled
+    assert probe.run().loc[0, "shape"] == (2, 6, 3)
+    assert Probe(Dense(3), input_spaces={"inputs": STATES}).time_slider.disabled
+
+
+def test_the_seed_decides_the_sampled_inputs(actor):
+    root, _ = actor
+    probe = Probe(root.network)
+    first, again, other = outputs(probe, seed=3), outputs(probe, seed=3), outputs(probe, seed=4)
+    np.testing.assert_array_equal(first, again)
+    assert not np.allclose(first, other)
+    space = probe.runner.arguments("apply")[0].space  # the network's: the preprocessor's outputs, in [-1, 1]
+    np.testing.assert_array_equal(probe.inputs["inputs"], space.sample(4, seed=np.random.default_rng(4)))
+
+
+def test_a_sub_component_runs_in_place_with_the_real_weights(actor):
+    root, executor = actor
+    probe = Probe(root, path="network", executor=executor)
+    states = np.clip(STATES.sample(3, seed=1), -1, 1)
+    probe.set_inputs({"inputs": states})
+    probe.run(backend="torch")
+    np.testing.assert_allclose(probe.outputs, executor.call("network", "apply", states), atol=1e-6)
+    assert "in place" in probe.status and "given" in probe.output_html
+
+
+@pytest.mark.parametrize("make", ["dense", "network", "network_on_tf", "policy"])
+def test_torch_and_tf_give_the_same_outputs(make, actor):
+    if make == "dense":  # not built: both backends build a copy from the same seed
+        probe = Probe(Dense(5, activation="tanh"), input_spaces={"inputs": STATES})
+        assert probe.runner.home_backend is None
+    elif make == "network":  # built on torch: TF runs a copy with the weights copied over
+        probe = Probe(actor[0].network)
+    elif make == "network_on_tf":  # built on TF: in place on TF, torch runs the copy
+        tf_actor = QActor(2, hidden=(8,), name="actor")
+        build(tf_actor, {"states": STATES}, backend="tf", seed=5)
+        probe = Probe(tf_actor, path="network")
+        assert probe.runner.home_backend == "tf" and probe.backend_menu.value == "tf"
+    else:
+        from rlworkbench.agents import Agent
+
+        agent = Agent.from_env("CartPole-v1", "dqn_dueling_per_cartpole", backend="torch", seed=0).build()
+        probe = Probe(agent, "get_parameters", path="policy")
+        assert probe.target.executor() is agent.executor
+    torch_out = outputs(probe, backend="torch", seed=7)
+    np.testing.assert_allclose(outputs(probe, backend="tf", seed=7), torch_out, rtol=1e-5, atol=1e-5)
+    assert probe.table.attrs["backend"] == "tf"
+
+
+def test_a_bad_user_value_shows_the_space_error_naming_argument_and_key_path():
+    probe = Probe(ContainerSplitter("obs", "mask", name="splitter"), input_spaces={"inputs": RECORDS})
+    probe.value_box.value = '{"inputs": {"obs": [[1, 2]], "mask": [true]}}'  # obs needs 3 floats
+    probe.run_button.click()  # shown in the widget, not raised
+    assert isinstance(probe.error, SpaceError)
+    assert (probe.error.argument, probe.error.key_path) == ("inputs", "obs")
+    assert "argument &#x27;inputs&#x27;, key &#x27;obs&#x27;" in probe.error_html
+    assert "expected (?, 3), got (1, 2)" in probe.status and STUCK_COLOR in probe.error_html
+    with pytest.raises(SpaceError, match="key 'obs'"):
+        probe.run()
+    probe.value_box.value = '{"inputs": {"obs": [[1, 2, 3]], "mask": [true]}}'  # JSON ints fit a FloatBox
+    assert probe.run().loc[0, "shape"] == (1, 3) and probe.error is None and probe.error_html == ""
+
+
+def test_a_single_unbatched_value_gets_a_batch_of_one_and_text_must_parse(actor):
+    probe = Probe(actor[0], "get_action")
+    probe.set_inputs("[0.1, 0.2, 0.3, 0.4]")
+    assert probe.run().loc[0, "shape"] == (1,)
+    probe.set_inputs("not a value")
+    with pytest.raises(SpaceError, match="neither JSON nor a Python literal"):
+        probe.run()
+    probe.set_inputs(None)
+    assert probe.run().loc[0, "shape"] == (4,)
+
+
+def test_a_build_error_is_shown_with_the_stuck_component_in_red():
+    probe = Probe(Broken(name="broken"), input_spaces={"inputs": STATES})
+    probe.run_button.click()
+    assert isinstance(probe.error, BuildError) and probe.error.component == "broken"
+    assert "graph function failed" in probe.status and "broken on purpose" in probe.error_html
+    assert STUCK_COLOR in probe.error_html and "<svg" in probe.error_html
+
+
+def test_the_run_button_updates_the_page(actor):
+    probe = Probe(actor[0], "get_action")
+    assert probe.status == "" and probe.output_html == ""
+    probe.run_button.click()
+    first = probe.status
+    assert first.startswith("run #1") and "<table" in probe.output_html
+    probe.run_button.click()
+    assert probe.status.startswith("run #2")
+    assert "application/vnd.jupyter.widget-view+json" in probe._repr_mimebundle_()
