@@ -27,3 +27,4 @@ if [ ! -f "$stamp" ]; then
   rm -f .venv/.installed-*
   touch "$stamp"
 fi
+bash scripts/browser_deps.sh
