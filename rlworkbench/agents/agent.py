@@ -104,13 +104,16 @@ class Agent(abc.ABC):
         return cls.from_config(state.get("config", {}), state_space=state_space, action_space=action_space,
                                backend=backend, seed=seed).build().load(directory)
 
-    def build(self) -> Agent:
-        """Builds the root component on the backend (spaces from the state and action spaces); returns self."""
+    def build(self, device_map: Mapping[str, str] | None = None) -> Agent:
+        """Builds the root component on the backend (spaces from the state and action spaces); returns self.
+
+        ``device_map`` places components by path below the root (glob patterns, as for :func:`build`).
+        """
         states = self.state_space.with_batch_rank()
         self.preprocessed_space = states if self.preprocessor is None else _output_space(
             self.preprocessor, "preprocess", {"inputs": states}, self.backend)
         self.executor = build(self.root, self.root_input_spaces(), backend=self.backend, seed=self.seed,
-                              api_methods=self.root_api_methods())
+                              api_methods=self.root_api_methods(), device_map=device_map)
         self.after_build()
         return self
 

@@ -93,7 +93,10 @@ class Component:
                               got=repr(new))
         old, new.name = self.sub_components[name], name
         self.sub_components = {key: (new if key == name else value) for key, value in self.sub_components.items()}
+        _repoint_attributes(self, old, new)
         old.parent, new.parent = None, self
+        for component in old.walk():
+            component._reset_build_state()
         observers.notify(self, "structure")
         return old
 
@@ -108,8 +111,9 @@ class Component:
         return old
 
     def on_change(self, listener: Callable[[str, Component], None]) -> Callable[[], None]:
-        """Calls ``listener(event, component)`` when the tree below changes (``"structure"``) or a build that
-        includes it ends (``"built"``, ``"build_failed"``); returns a function that unsubscribes."""
+        """Calls ``listener(event, component)`` when the tree at or below this component changes
+        (``"structure"``), and, on a root, when a build ends (``"built"``, ``"build_failed"``); returns a function
+        that unsubscribes."""
         return observers.subscribe(self, listener)
 
     @property
@@ -281,3 +285,20 @@ class Component:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}('{self.path}')"
+
+
+def _repoint_attributes(owner: Component, old: Component, new: Component) -> None:
+    """Where ``owner`` keeps ``old`` in an attribute (directly or in a list, tuple or dict), keep ``new`` instead."""
+    swap = lambda value: new if value is old else value  # noqa: E731
+    for attr, value in list(vars(owner).items()):
+        if attr in ("parent", "sub_components"):
+            continue
+        if value is old:
+            setattr(owner, attr, new)
+        elif isinstance(value, list) and any(v is old for v in value):
+            value[:] = [swap(v) for v in value]
+        elif isinstance(value, tuple) and any(v is old for v in value):
+            setattr(owner, attr, type(value)(*map(swap, value)) if hasattr(value, "_fields")
+                    else tuple(map(swap, value)))
+        elif isinstance(value, dict) and any(v is old for v in value.values()):
+            value.update({k: new for k, v in value.items() if v is old})

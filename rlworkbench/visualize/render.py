@@ -26,7 +26,7 @@ _FONT = "Helvetica"
 
 def render_graph(target: Any, depth: int | None = None, api: str | None = None, spaces: bool = True,
                  devices: bool = True, *, highlight: Iterable[str | Component] | str | Component = (),
-                 graph_fns: bool = True, rankdir: str = "LR") -> graphviz.Digraph:
+                 graph_fns: bool = True, rankdir: str = "LR") -> ComponentDigraph:
     """Draws a Component, Agent, Executor, ComponentGraph or BuildError (stuck component and argument in red).
 
     ``depth``: components deeper than this below the drawn one fold into a box per subtree (``0``: only the
@@ -37,6 +37,16 @@ def render_graph(target: Any, depth: int | None = None, api: str | None = None, 
     if depth is not None and depth < 0:
         raise ConfigError("depth must be >= 0 or None", argument="depth", got=depth)
     return _Renderer(view_of(target, highlight), depth, api, spaces, devices, graph_fns).draw(rankdir)
+
+
+class ComponentDigraph(graphviz.Digraph):
+    """A ``graphviz.Digraph`` that Jupyter shows at natural size in a scrolling box (and as plain SVG elsewhere)."""
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: Any) -> dict[str, str]:
+        from rlworkbench.display import scrolling_svg
+
+        svg = self.pipe(format="svg").decode("utf-8")
+        return {"image/svg+xml": svg, "text/html": scrolling_svg(svg), "text/plain": f"<graph {self.name}>"}
 
 
 def graph_svg(target: Any, **options: Any) -> str:
@@ -140,6 +150,8 @@ class _Renderer:
         outs = [_argument(name, value) for name, value in outputs.items()
                 if not isinstance(value, Record) or value.space is not None]
         if outs:
+            if list(outputs) == ["output"]:  # the usual single return value needs no name
+                outs = [outs[0].removeprefix("output: ")]
             lines.append("→ " + ", ".join(_clip(outs, 2)))
         return "\n".join(_shorten(line) for line in lines)
 
@@ -187,9 +199,9 @@ class _Renderer:
         self.stuck_edge = (missing, self._api_node(component, stuck.api_method))
 
     # ----- drawing ------------------------------------------------------------------------------------------------
-    def draw(self, rankdir: str) -> graphviz.Digraph:
+    def draw(self, rankdir: str) -> ComponentDigraph:
         self._collect()
-        dot = graphviz.Digraph(name=self.focus.name)
+        dot = ComponentDigraph(name=self.focus.name)
         dot.attr(rankdir=rankdir, fontname=_FONT, fontsize="12", nodesep="0.25", ranksep="0.4", compound="true",
                  label=self._title(), labelloc="t")
         dot.attr("node", fontname=_FONT, fontsize="11", margin="0.08,0.03", height="0.3")

@@ -52,8 +52,13 @@ def _resolve(target: Any) -> GraphView:
     if isinstance(target, ComponentGraph):
         return GraphView(target.root, target, target.stuck)
     if isinstance(target, Component):
-        graph = latest_graph(target) or _assembled(target.root)
-        return GraphView(target, graph, graph.stuck if graph is not None else None)
+        graph = latest_graph(target)
+        if graph is not None:
+            return GraphView(target, graph, graph.stuck)
+        copy = _unbuilt(target.root)
+        graph = _assembled(copy)
+        focus = copy.find(target.relative_path(target.root)) if graph is not None else target
+        return GraphView(focus, graph)
     executor_graph = getattr(target, "graph", None) if not _is_agent(target) else None
     if isinstance(executor_graph, ComponentGraph):  # an Executor
         return GraphView(executor_graph.root, executor_graph, executor_graph.stuck)
@@ -61,7 +66,12 @@ def _resolve(target: Any) -> GraphView:
         if target.executor is not None:
             return GraphView(target.root, target.executor.graph, target.executor.graph.stuck)
         api_methods = target.root_api_methods() if callable(getattr(target, "root_api_methods", None)) else None
-        return GraphView(target.root, latest_graph(target.root) or _assembled(target.root, api_methods))
+        graph = latest_graph(target.root)
+        if graph is not None:
+            return GraphView(target.root, graph, graph.stuck)
+        copy = _unbuilt(target.root)
+        graph = _assembled(copy, api_methods)
+        return GraphView(copy if graph is not None else target.root, graph)
     raise ConfigError("cannot draw this object", argument="target",
                       expected="a Component, Agent, Executor, ComponentGraph or BuildError",
                       got=type(target).__name__)
@@ -71,10 +81,16 @@ def _is_agent(target: Any) -> bool:
     return isinstance(getattr(target, "root", None), Component) and hasattr(target, "executor")
 
 
+def _unbuilt(root: Component) -> Component:
+    """``root`` itself when nothing in it is built, else an unbuilt copy: assembling calls the API methods, which
+    a built tree has replaced by its backend's fast functions (and the drawing must not touch its state)."""
+    return root.copy() if any(c.built for c in root.walk()) else root
+
+
 def _assembled(root: Component, api_methods: Any = None) -> ComponentGraph | None:
     """The unbuilt graph (calls, no spaces); None where the root's API cannot be called with records alone
-    (e.g. a ``*args`` API method, whose arity only the build's input spaces tell)."""
+    (an API method that branches on a value, or fails for any reason before a build tells it its spaces)."""
     try:
         return assemble(root, api_methods)
-    except (RLWorkbenchError, TypeError):
+    except Exception:  # a structure drawing is still worth having
         return None

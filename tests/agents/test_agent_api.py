@@ -198,3 +198,10 @@ def test_graph_summary_names_the_parts(backend):
     for part in ("policy", "target_policy", "target_sync", "exploration", "memory", "loss", "optimizer"):
         assert f"\n  {part} <" in summary, part
     assert agent.root.find("target_policy") is not agent.root.find("policy")
+
+
+def test_build_takes_a_device_map_and_rejects_unknown_paths():
+    agent = Agent.from_env("CartPole-v1", "dqn_cartpole", backend="torch").build(device_map={"policy/*": "cpu"})
+    assert agent.root.find("policy/network").resolved_device == "cpu"
+    with pytest.raises(ConfigError):
+        Agent.from_env("CartPole-v1", "dqn_cartpole", backend="torch").build(device_map={"no_such/*": "cpu"})

@@ -85,8 +85,11 @@ async function interact(page, step, watch, timeoutMs) {
   const target = page.locator(step.selector).nth(step.index ?? 0);
   if (step.action === 'select') await target.selectOption(step.value, { timeout: timeoutMs });
   else await target.click({ timeout: timeoutMs });
-  const changed = await waitFor(page, read, watch, (now) => now !== before, timeoutMs);
+  // Widget updates arrive as separate messages: wait for the expected text (or, without one, any change).
+  const settled = (now) => now !== before && (!step.expect_text || now.includes(step.expect_text));
+  const changed = await waitFor(page, read, watch, settled, timeoutMs);
   const after = changed.state;
+  changed.ok = after !== before;
   const expectOk = !step.expect_text || after.includes(step.expect_text);
   let at = 0;
   while (at < before.length && before[at] === after[at]) at += 1;

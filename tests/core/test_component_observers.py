@@ -65,3 +65,38 @@ def test_bad_replacements_are_typed_errors_that_change_nothing(call, message):
     with pytest.raises(ConfigError, match=message):
         call(learner)
     assert learner.sub_components == before
+
+
+def test_replacing_repoints_the_parents_attributes_and_the_tree_builds_again():
+    from rlworkbench.components import NeuralNetwork
+    from rlworkbench.demo import QActor
+
+    actor = QActor(2, hidden=(8,), name="actor")
+    build(actor, {"states": STATES})
+    old = actor.network
+    wider = NeuralNetwork([{"type": "dense", "units": 16}, {"type": "dense", "units": 2}], name="net")
+    actor.replace_component("network", wider)
+    assert actor.network is wider and not old.built and old.parent is None
+    executor = build(actor, {"states": STATES})
+    assert executor.execute("get_q_values", STATES.sample(3, seed=0)).shape == (3, 2)
+    assert wider.find("dense_0").get_weights()["kernel"].shape == (STATES.shape[0], 16)
+
+
+def test_containers_holding_the_old_component_hold_the_new_one():
+    holder = Component(Loss(name="a"), Loss(name="b"), name="holder")
+    a, b = holder.find("a"), holder.find("b")
+    holder.parts, holder.pair, holder.by_name = [a, b], (a, b), {"first": a}
+    new = Loss()
+    holder.replace_component("a", new)
+    assert holder.parts == [new, b] and holder.pair == (new, b) and holder.by_name == {"first": new}
+
+
+def test_a_built_tree_changed_afterwards_draws_its_new_structure():
+    from rlworkbench.visualize import graph_svg
+
+    learner = Learner(complete=False)
+    build(learner, {"x": STATES})
+    learner.replace_component("loss", Loss(name="other"))
+    svg = graph_svg(learner)
+    assert "not built" in svg and "priorities" in svg
+    assert learner.memory.built  # drawing did not touch the built parts

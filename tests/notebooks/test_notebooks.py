@@ -72,7 +72,7 @@ def test_subgraph_testing(tmp_path):
     notebook = executed(NOTEBOOKS / "subgraph_testing.ipynb", tmp_path)
     assert not errors(notebook)
     tables = mime_outputs(notebook, "text/html")
-    assert sum("key path" in table for table in tables) >= 2
+    assert sum("key_path" in table and "call_ms" in table for table in tables) >= 2
 
 
 def test_visual_debugging(tmp_path):

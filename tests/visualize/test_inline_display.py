@@ -53,3 +53,14 @@ def test_importing_rlworkbench_does_not_import_graphviz():
     code = "import sys, rlworkbench, rlworkbench.agents; print('graphviz' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True).stdout.strip() == "False"
+
+
+def test_jupyter_gets_the_svg_at_natural_size_in_a_scrolling_box():
+    from rlworkbench.visualize import render_graph
+
+    learner = Learner(complete=False)
+    for bundle in (learner._repr_mimebundle_(), render_graph(learner)._repr_mimebundle_()):
+        html = bundle["text/html"]
+        assert html.startswith('<div class="rlw-graph"') and "overflow:auto" in html
+        assert "<svg" in html and "<?xml" not in html and "<!DOCTYPE" not in html
+        assert 'class="cluster"' in html and bundle["image/svg+xml"].lstrip().startswith("<?xml")

@@ -43,7 +43,7 @@ def test_api_methods_and_graph_functions_are_nodes(agent):
 def test_edges_carry_the_spaces_that_flow_once_built(agent):
     edges = "\n".join(texts(graph_svg(agent), "edge"))
     assert "states: f32[B,4]" in edges
-    assert "→ output: i64[B] ∈[0,2)" in edges  # greedy actions, int bounds shown
+    assert "→ i64[B] ∈[0,2)" in edges and "→ output:" not in edges  # a single return value: no name
     assert "time_step: i64[]" in edges and "inf" not in edges
     unbuilt = Agent.from_env("CartPole-v1", "dqn_dueling_per_cartpole", backend="torch")
     unbuilt_edges = "\n".join(texts(graph_svg(unbuilt), "edge"))
