@@ -74,12 +74,12 @@ def _train(args: argparse.Namespace) -> None:
 
 
 def _graph(args: argparse.Namespace) -> None:
-    from rlworkbench.errors import ConfigError
+    from rlworkbench.errors import ConfigError, SpaceError
     from rlworkbench.visualize.cli_graph import run
 
     try:
         status = run(args)
-    except ConfigError as error:
+    except (ConfigError, SpaceError) as error:  # bad config, env, option, or a config that does not fit the env
         print(f"rlworkbench graph: error: {error}", file=sys.stderr)
         raise SystemExit(2) from error
     print(f"{'stuck build drawn' if status else 'graph drawn'}: {args.output}")

@@ -39,7 +39,11 @@ def run(args: argparse.Namespace) -> int:
     fmt = output.suffix.lstrip(".").lower()
     if fmt not in FORMATS:
         raise ConfigError("unknown output format", argument="--output", expected=list(FORMATS), got=output.name)
-    env = gymnasium.make(args.env)
+    try:
+        env = gymnasium.make(args.env)
+    except gymnasium.error.Error as error:
+        raise ConfigError("unknown or unusable Gymnasium env", argument="--env", got=args.env,
+                          expected=f"a registered env id ({type(error).__name__}: {error})") from error
     try:
         agent = Agent.from_env(env, args.config, backend=args.backend)
     finally:

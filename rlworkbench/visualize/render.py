@@ -16,6 +16,7 @@ import graphviz
 from rlworkbench.core.component import Component
 from rlworkbench.core.records import ApiCall, GraphFnCall, Record
 from rlworkbench.errors import ConfigError
+from rlworkbench.visualize.folding import Folding
 from rlworkbench.visualize.palette import DEFAULT_FILL, STUCK_COLOR, DevicePalette
 from rlworkbench.visualize.space_labels import space_label
 from rlworkbench.visualize.views import GraphView, view_of
@@ -26,17 +27,19 @@ _FONT = "Helvetica"
 
 def render_graph(target: Any, depth: int | None = None, api: str | None = None, spaces: bool = True,
                  devices: bool = True, *, highlight: Iterable[str | Component] | str | Component = (),
-                 graph_fns: bool = True, rankdir: str = "LR") -> ComponentDigraph:
+                 graph_fns: bool = True, fold_copies: bool = True, rankdir: str = "LR") -> ComponentDigraph:
     """Draws a Component, Agent, Executor, ComponentGraph or BuildError (stuck component and argument in red).
 
     ``depth``: components deeper than this below the drawn one fold into a box per subtree (``0``: only the
     top component's own API methods plus one box per sub-component). ``api``: only the calls made from this
     API method of the drawn component. ``spaces``: label edges with spaces. ``devices``: fill components in
     their device's colour and add a legend. ``highlight``: component paths to draw with a red border.
+    ``fold_copies``: a sub-tree that repeats a sibling's (a target network) is one box naming that sibling.
     """
-    if depth is not None and depth < 0:
-        raise ConfigError("depth must be >= 0 or None", argument="depth", got=depth)
-    return _Renderer(view_of(target, highlight), depth, api, spaces, devices, graph_fns).draw(rankdir)
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 0):
+        raise ConfigError("bad depth", argument="depth", expected="an int >= 0, or None for all", got=repr(depth))
+    renderer = _Renderer(view_of(target, highlight), depth, api, spaces, devices, graph_fns, fold_copies)
+    return renderer.draw(rankdir)
 
 
 class ComponentDigraph(graphviz.Digraph):
@@ -56,8 +59,10 @@ def graph_svg(target: Any, **options: Any) -> str:
 
 class _Renderer:
     def __init__(self, view: GraphView, depth: int | None, api: str | None, spaces: bool, devices: bool,
-                 graph_fns: bool):
-        self.view, self.focus, self.depth = view, view.focus, depth
+                 graph_fns: bool, fold_copies: bool):
+        self.view, self.focus = view, view.focus
+        self.folding = Folding(view.focus, depth, fold_copies)
+        self.stuck_edge: tuple[Key, Key] | None = None
         self.spaces, self.devices, self.graph_fns = spaces, devices, graph_fns
         self.palette = DevicePalette()
         self.ids: dict[Key, str] = {}
@@ -99,18 +104,6 @@ class _Renderer:
                 node = node.parent
         return visible
 
-    def _depth_of(self, component: Component) -> int:
-        return component.path.count("/") - self.focus.path.count("/")
-
-    def _folded_into(self, component: Component) -> Component | None:
-        """The sub-component (at depth + 1) whose box stands for ``component``, or None if it is drawn itself."""
-        if self.depth is None or self._depth_of(component) <= self.depth:
-            return None
-        node = component
-        while self._depth_of(node) > self.depth + 1:
-            node = node.parent
-        return node
-
     # ----- nodes and edges ----------------------------------------------------------------------------------------
     def _id(self, key: Key) -> str:
         return self.ids.setdefault(key, f"n{len(self.ids)}")
@@ -123,7 +116,7 @@ class _Renderer:
         return key
 
     def _api_node(self, component: Component, api_name: str) -> Key:
-        box = self._folded_into(component)
+        box = self.folding.box_for(component)
         if box is not None:
             return self._box_node(box)
         style = "rounded,filled,bold" if component is self.focus else "rounded,filled"
@@ -132,7 +125,9 @@ class _Renderer:
 
     def _box_node(self, box: Component) -> Key:
         inside = sum(1 for _ in box.walk()) - 1
-        label = f"{box.name}\n({type(box).__name__})" + (f"\n+{inside} inside" if inside else "")
+        label = f"{box.name}\n({type(box).__name__})"
+        original = self.folding.copy_of.get(id(box))
+        label += f"\nsame as {original.name}" if original is not None else (f"\n+{inside} inside" if inside else "")
         return self._add_node(box.parent or box, ("box", id(box)), label=label, shape="box3d", style="filled",
                               fillcolor=self._fill(box), **self._border(box))
 
@@ -167,14 +162,14 @@ class _Renderer:
             self._edge(source, target, self._flow_label(call.inputs, call.output_records()))
         if self.graph_fns and self.view.graph is not None:
             for fn_call in self.view.graph.graph_fn_calls:
-                if id(fn_call.api_call) in in_view and self._folded_into(fn_call.component) is None:
+                if id(fn_call.api_call) in in_view and self.folding.box_for(fn_call.component) is None:
                     self._graph_fn_edge(fn_call)
         if self.view.graph is None:  # structure only: every API method, dashed
             for component in self.focus.walk():
                 for name in component.api_methods:
                     key = self._api_node(component, name)
-                    for _, attrs in self.nodes.get(id(component), []):
-                        if _ == key:
+                    for node_key, attrs in self.nodes.get(id(component), []):
+                        if node_key == key:
                             attrs["style"] = "rounded,dashed"
         self._stuck_marker()
 
@@ -211,7 +206,7 @@ class _Renderer:
         self._cluster(dot, self.focus)
         for (source, target), labels in self.edges.items():
             attrs = {"label": "\n".join(labels)} if labels else {}
-            if getattr(self, "stuck_edge", None) == (source, target):
+            if self.stuck_edge == (source, target):
                 attrs.update(color=STUCK_COLOR, style="dashed", penwidth="2")
             dot.edge(self.ids[source], self.ids[target], **attrs)
         if self.devices:
@@ -232,18 +227,19 @@ class _Renderer:
         with parent.subgraph(name=f"cluster_{self._id(('cluster', id(component)))}") as sub:
             device = self._device(component)
             label = f"{component.name} ({type(component).__name__})"
-            if self.devices and device:
+            parent_device = self._device(component.parent) if component is not self.focus else None
+            if self.devices and device and device != parent_device:  # inherited devices go without saying
                 label += f"\n@ {device}"
             sub.attr(label=label, style="rounded,filled", fillcolor=self._fill(component), fontsize="11",
                      **self._border(component, cluster=True))
             for key, attrs in self.nodes.get(id(component), []):
                 sub.node(self.ids[key], **attrs)
             drawn = bool(self.nodes.get(id(component)))
-            for child in component.sub_components.values():
+            for child in reversed(component.sub_components.values()):  # left-to-right ranks list them upwards
                 if id(child) not in self.visible:
                     continue
                 drawn = True
-                if self._folded_into(child) is None:
+                if self.folding.box_for(child) is None:
                     self._cluster(sub, child)
                 elif ("box", id(child)) not in self.ids:
                     key = self._box_node(child)

@@ -62,9 +62,7 @@ def _resolve(target: Any) -> GraphView:
     executor_graph = getattr(target, "graph", None) if not _is_agent(target) else None
     if isinstance(executor_graph, ComponentGraph):  # an Executor
         return GraphView(executor_graph.root, executor_graph, executor_graph.stuck)
-    if _is_agent(target):
-        if target.executor is not None:
-            return GraphView(target.root, target.executor.graph, target.executor.graph.stuck)
+    if _is_agent(target):  # the latest build's graph, unless the tree changed since (then: the new structure)
         api_methods = target.root_api_methods() if callable(getattr(target, "root_api_methods", None)) else None
         graph = latest_graph(target.root)
         if graph is not None:

@@ -22,6 +22,7 @@ import pandas as pd
 from rlworkbench.core.backend import available_backends
 from rlworkbench.core.component import Component
 from rlworkbench.core.executor import Executor
+from rlworkbench.errors import ConfigError
 from rlworkbench.spaces import Space
 from rlworkbench.visualize.space_labels import space_label
 from rlworkbench.workbench.explorer_render import TABLE_CSS, error_html, error_text
@@ -35,13 +36,15 @@ _UNSET = object()
 class Probe:
     """Probes a Component (or ``path`` below an Agent's / Executor's root). ``input_spaces`` (by parameter name)
     let it probe a component that is not built (through copies). ``executor``: the executor the component was
-    built with, if you have it (saves making one)."""
+    built with, if you have it (saves making one). Runs go to a copy with the component's current weights, so
+    probing never changes the component (a memory's records, an optimizer's step); ``in_place=True`` calls the
+    component itself on the backend it was built on."""
 
     def __init__(self, target: Any, api: str | None = None, *, path: str | None = None,
                  input_spaces: Mapping[str, Space] | None = None, backend: str | None = None, seed: int = 0,
-                 batch_size: int = 4, time_size: int = 3, executor: Executor | None = None):
+                 batch_size: int = 4, time_size: int = 3, executor: Executor | None = None, in_place: bool = False):
         self.target = Target(target, executor=executor, path=path)
-        self.runner = ProbeRunner(self.target, input_spaces)
+        self.runner = ProbeRunner(self.target, input_spaces, in_place=in_place)
         self.table: pd.DataFrame | None = None
         self.outputs: Any = None
         self.inputs: dict[str, Any] | None = None
@@ -56,6 +59,9 @@ class Probe:
             raise_no_api(self.component, input_spaces)
         backends = list(available_backends())
         backend = backend or self.runner.home_backend or self.target.backend_name
+        if api is not None:
+            self.runner._check_api(api)
+        _check_choice(backend, backends, "backend", self.component.path)
         self._make_widgets(apis, api or apis[0], backends, backend, seed, batch_size, time_size)
         self._on_api()
 
@@ -87,6 +93,14 @@ class Probe:
             batch_size: int | None = None, time_size: int | None = None, seed: int | None = None) -> pd.DataFrame:
         """Runs the API method (arguments override the widget's settings, and are shown in it); returns the
         output table. Raises what the run raised, after showing it."""
+        if api is not None:
+            self.runner._check_api(api)
+        _check_choice(backend, list(self.backend_menu.options), "backend", self.component.path)
+        for name, value, low in (("batch_size", batch_size, self.batch_slider.min),
+                                 ("time_size", time_size, self.time_slider.min)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):
+                raise ConfigError("bad probe size", component=self.component.path, argument=name,
+                                  expected=f"an int >= {low}", got=repr(value))
         self._syncing = True
         try:
             for widget, value in ((self.api_menu, api), (self.backend_menu, backend), (self.batch_slider, batch_size),
@@ -115,7 +129,8 @@ class Probe:
         inputs_table = pd.DataFrame(describe_inputs(values, arguments, given_names))
         self.output_html = self._tables_html(inputs_table)
         self.output_pane.value = TABLE_CSS + self.output_html
-        where_run = ("in place" if backend == self.runner.home_backend else "on a weight-synchronised copy"
+        where_run = ("in place" if backend == self.runner.home_backend and self.runner.in_place
+                     else "on a weight-synchronised copy"
                      if self.runner.home_backend else "on a copy built from input_spaces")
         first = (api, backend, self.runner.home_backend) not in self._timed
         self._timed.add((api, backend, self.runner.home_backend))
@@ -217,9 +232,13 @@ class Probe:
 
 
 def raise_no_api(component: Component, input_spaces: Mapping[str, Space] | None) -> None:
-    from rlworkbench.errors import ConfigError
 
     hint = "build it, or give input_spaces for its API parameters" if not component.built else "none was built"
     raise ConfigError(f"no API method of this component can be probed: {hint}", component=component.path,
                       argument="input_spaces", expected=sorted(component.api_methods),
                       got=sorted(input_spaces or {}))
+
+
+def _check_choice(value: Any, choices: list[str], argument: str, component: str) -> None:
+    if value is not None and value not in choices:
+        raise ConfigError(f"unknown {argument}", component=component, argument=argument, expected=choices, got=value)

@@ -33,8 +33,10 @@ TABLE_COLUMNS = ["key_path", "shape", "dtype", "summary", "call_ms"]
 class ProbeRunner:
     """Runs API methods of ``target.component``; ``input_spaces`` (by parameter name) serve an unbuilt one."""
 
-    def __init__(self, target: Target, input_spaces: Mapping[str, Space] | None = None, weight_seed: int = 0):
+    def __init__(self, target: Target, input_spaces: Mapping[str, Space] | None = None, weight_seed: int = 0,
+                 in_place: bool = False):
         self.target = target
+        self.in_place = in_place
         self.input_spaces = dict(input_spaces or {})
         self.weight_seed = weight_seed
         self._mirrors: dict[str, tuple[tuple, Component, Executor]] = {}
@@ -82,7 +84,7 @@ class ProbeRunner:
     def run(self, api: str, values: Mapping[str, Any], backend: str) -> tuple[Any, float]:
         """``(outputs, seconds)`` of one call of ``api`` with ``values`` (by parameter name) on ``backend``."""
         args = [values[a.name] for a in self.arguments(api)]
-        if backend == self.home_backend:
+        if backend == self.home_backend and self.in_place:
             executor = self.target.executor()
             trace = getattr(executor, "graph_function", None)
             if trace is not None:  # a tracing backend (TF): trace before the clock starts, as a mirror's build did

@@ -35,6 +35,8 @@ def test_options_and_other_formats(tmp_path):
     (["graph", "dqn_cartpole", "-o", "g.gif"], "unknown output format"),
     (["graph", "no_such_config", "-o", "g.svg"], "no such config"),
     (["graph", "dqn_cartpole", "--api", "learn", "-o", "g.svg"], "this API method is not in the graph"),
+    (["graph", "dqn_cartpole", "--env", "NoSuchEnv-v0", "-o", "g.svg"], "unknown or unusable Gymnasium env"),
+    (["graph", "dqn_cartpole", "--env", "Pendulum-v1", "-o", "g.svg"], "action_space"),
 ])
 def test_bad_input_exits_2_with_the_typed_message(argv, message, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from graph_svg_helpers import cluster_parents, clusters, fill_color, outline_color, texts
 
-from rlworkbench import Component, ConfigError, api, build, graph_fn
+from rlworkbench import Component, ConfigError, api, graph_fn
 from rlworkbench.agents import Agent
 from rlworkbench.visualize import graph_svg, render_graph
 from rlworkbench.visualize.palette import DEFAULT_FILL
@@ -22,7 +22,7 @@ def labels(svg: str) -> list[str]:
 
 
 def test_every_component_is_a_cluster_nested_in_its_parent(agent):
-    svg = graph_svg(agent)
+    svg = graph_svg(agent, fold_copies=False)
     expected = [f"{c.name} ({type(c).__name__})" for c in agent.root.walk()]
     assert sorted(labels(svg)) == sorted(expected)
     assert len(expected) > 30  # dozens of components, all drawn
@@ -61,7 +61,7 @@ def test_depth_folds_subtrees_into_boxes(agent):
     nodes = "\n".join(texts(top, "node"))
     inside = sum(1 for _ in agent.root.find("policy").walk()) - 1
     assert "policy" in nodes and "(DuelingPolicy)" in nodes and f"+{inside} inside" in nodes
-    one = labels(graph_svg(agent, depth=1))
+    one = labels(graph_svg(agent, depth=1, fold_copies=False))
     assert set(one) == {"dqn (DQNGraph)"} | {f"{c.name} ({type(c).__name__})" for c in
                                              agent.root.sub_components.values()}
     with pytest.raises(ConfigError, match="depth"):
@@ -114,13 +114,15 @@ def test_devices_fill_components_and_get_a_legend():
     assert "legend" not in dict(clusters(plain)) and "cpu:0" not in plain
 
 
-def test_resolved_devices_after_a_build():
-    from rlworkbench.spaces import FloatBox
+def test_an_agent_changed_after_its_build_draws_the_new_structure_unbuilt():
+    from rlworkbench.components import NeuralNetwork
 
-    pair = Pair(name="pair")
-    build(pair, {"x": FloatBox(shape=(3,), add_batch_rank=True)}, backend="torch", device_map={"left": "cpu"})
-    svg = graph_svg(pair)
-    assert "@ cpu" in "\n".join(texts(svg, "cluster"))
+    agent = Agent.from_env("CartPole-v1", "dqn_cartpole", backend="torch", seed=0).build()
+    agent.root.find("policy").replace_component("network", NeuralNetwork([{"type": "dense", "units": 7}]))
+    svg = graph_svg(agent)
+    assert "not built" in svg and "built on torch" not in svg
+    assert sum(label == "dense_0 (Dense)" for label in labels(svg)) >= 1
+    assert "f32[" not in "\n".join(texts(svg, "edge"))
 
 
 def test_a_sub_component_draws_its_part_of_the_latest_build(agent):
@@ -140,3 +142,24 @@ def test_highlight_outlines_components_in_red(agent):
 def test_unknown_targets_are_a_typed_error():
     with pytest.raises(ConfigError, match="cannot draw"):
         render_graph(42)
+
+
+def test_a_target_network_is_one_box_naming_the_network_it_repeats(agent):
+    svg = graph_svg(agent)
+    assert "target_policy (DuelingPolicy)" not in labels(svg)
+    nodes = "\n".join(texts(svg, "node"))
+    assert "same as policy" in nodes
+    streams = [label for label in labels(svg) if label.endswith("(NeuralNetwork)")]
+    assert len(streams) == 3  # policy's network and both dueling streams: different widths, not repeats
+    unfolded = labels(graph_svg(agent, fold_copies=False))
+    assert "target_policy (DuelingPolicy)" in unfolded and len(unfolded) > len(labels(svg)) + 10
+
+
+def test_the_default_drawing_of_a_full_agent_stays_a_readable_size(agent):
+    import re
+
+    svg = graph_svg(agent)
+    width, height = map(float, re.search(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"', svg).groups())
+    assert width < 2200 and height < 2200  # about 30 x 30 inches at 11 pt: scrollable, not a poster
+    cluster_text = "\n".join(texts(svg, "cluster"))
+    assert cluster_text.count("@ cpu") == 1  # an inherited device is not repeated on every cluster

@@ -64,7 +64,7 @@ def test_the_seed_decides_the_sampled_inputs(actor):
 
 def test_a_sub_component_runs_in_place_with_the_real_weights(actor):
     root, executor = actor
-    probe = Probe(root, path="network", executor=executor)
+    probe = Probe(root, path="network", executor=executor, in_place=True)
     states = np.clip(STATES.sample(3, seed=1), -1, 1)
     probe.set_inputs({"inputs": states})
     probe.run(backend="torch")
@@ -137,3 +137,32 @@ def test_the_run_button_updates_the_page(actor):
     probe.run_button.click()
     assert probe.status.startswith("run #2")
     assert "application/vnd.jupyter.widget-view+json" in probe._repr_mimebundle_()
+
+
+def test_probing_a_live_agent_never_changes_it():
+    from rlworkbench.agents import Agent
+
+    agent = Agent.from_env("CartPole-v1", "dqn_cartpole", backend="torch", seed=0).build()
+    before = agent.get_weights()
+    probe = Probe(agent, "insert_records")
+    probe.run(batch_size=8, seed=0)
+    probe.run(api="update_from_memory", batch_size=8, seed=0)
+    assert "weight-synchronised copy" in probe.status
+    assert int(agent.executor.execute("get_memory_size")) == 0
+    after = agent.get_weights()
+    assert all(np.array_equal(before[name], after[name]) for name in before)
+
+
+@pytest.mark.parametrize("call, argument", [
+    (lambda probe: probe.run(api="nope"), "api"),
+    (lambda probe: probe.run(backend="jax"), "backend"),
+    (lambda probe: probe.run(batch_size=0), "batch_size"),
+    (lambda probe: Probe(probe.component, api="nope"), "api"),
+])
+def test_bad_choices_are_typed_errors_naming_the_argument(call, argument, actor):
+    from rlworkbench.errors import ConfigError
+
+    probe = Probe(actor[0].network)
+    with pytest.raises(ConfigError) as info:
+        call(probe)
+    assert info.value.argument == argument and info.value.component == "actor/network"
