@@ -33,5 +33,7 @@ def graph_bundle(target: Any, text: str | None = None) -> dict[str, str]:
 def scrolling_svg(svg: str, title: str = "", max_height: str = "80vh") -> str:
     """The SVG inline, at its natural size, in a box that scrolls both ways when the drawing is larger."""
     body = _PROLOGUE.sub("", svg, count=1)
-    return (f'<div class="rlw-graph" title="{html.escape(title)}" style="max-width:100%;max-height:{max_height};'
-            f'overflow:auto;border:1px solid #e5e7eb;border-radius:4px">{body}</div>')
+    style = (f"max-width:100%;max-height:{max_height};overflow:auto;background:white;border:1px solid #e5e7eb;"
+             "border-radius:4px")
+    return f'<div class="rlw-graph" title="{html.escape(title)}" style="{style}">{body}</div>'
+

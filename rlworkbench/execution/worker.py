@@ -204,10 +204,13 @@ class Worker:
         if logdir is None:
             raise ConfigError("variable summaries need a TensorBoard run directory", argument="summaries_every",
                               expected="a logdir", got=None)
-        from rlworkbench.visualize.tensorboard import variables_root, write_variable_summaries
+        from rlworkbench.core.component import Component
+        from rlworkbench.visualize.tensorboard import write_variable_summaries
 
-        variables_root(agent)  # a typed error now rather than after the first N updates
-        return write_variable_summaries
+        if not isinstance(getattr(agent, "root", None), Component):  # now, not after the first N updates
+            raise ConfigError("cannot find the variables of this agent", argument="summaries_every",
+                              expected="an agent with a root component", got=type(agent).__name__)
+        return write_variable_summaries  # the agent may still be unbuilt here (built on the run's thread)
 
     def _log_throughput(self, entered: float) -> None:
         seconds = self._run_seconds + (time.perf_counter() - entered)

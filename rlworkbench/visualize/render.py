@@ -265,7 +265,7 @@ class _Renderer:
         return {"color": "#94a3b8", "penwidth": "1"} if cluster else {}
 
     def _legend(self, dot: graphviz.Digraph) -> None:
-        entries = list(self.palette.colors.items())
+        entries = sorted(self.palette.colors.items())
         if not entries and not self.view.highlight:
             return
         with dot.subgraph(name="cluster_legend") as legend:

@@ -13,10 +13,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from rlworkbench.core.component import Component
+from rlworkbench.display import scrolling_svg
 from rlworkbench.errors import BuildError, RLWorkbenchError
 
 SELECT_COLOR = "#2563eb"
-_SCROLL = "overflow:auto;max-height:{height}px;max-width:100%;border:1px solid #e5e7eb;background:white"
 
 
 def graph_svg(target: Any, *, selected: str | None = None, highlight: Iterable[str] = (), depth: int | None = None,
@@ -58,7 +58,7 @@ def scrolled(svg: str, height: int = 560, fit: bool = False) -> str:
         tag_end = svg.find(">")
         tag = re.sub(r'\s(width|height)="[^"]*"', "", svg[:tag_end])
         svg = f'{tag} width="100%"{svg[tag_end:]}'
-    return f"<div class='rlw-graph' style='{_SCROLL.format(height=height)}'>{svg}</div>"
+    return scrolling_svg(svg, max_height=f"{height}px")
 
 
 def error_text(error: BaseException) -> str:

@@ -38,7 +38,7 @@ class GraphExplorer:
         self.target = Target(target, input_spaces, backend, seed)
         self.device_map: dict[str, str] = dict(device_map or {})
         self.selected: str = self.component.path
-        self.depth, self.api, self.fit = depth, api, True
+        self.depth, self.api, self.fit = depth, api, False  # natural size, scrolled: readable for big graphs
         self.svg = self.details = self.status = ""
         self.error: BaseException | None = None
         self.events: list[tuple[str, str]] = []  # (event, component path) as heard from the tree
@@ -212,7 +212,7 @@ class GraphExplorer:
                                        tooltip="build the tree again with the device map (weights kept)")
         self.depth_menu = w.Dropdown(options=[ALL], description="depth", layout=w.Layout(width="160px"))
         self.api_menu = w.Dropdown(options=[ALL], description="API", layout=w.Layout(width="260px"))
-        self.size_menu = w.Dropdown(options=[("fit width", True), ("100%", False)], value=True, description="size",
+        self.size_menu = w.Dropdown(options=[("fit width", True), ("100%", False)], value=False, description="size",
                                     layout=w.Layout(width="180px"))
         self.status_pane, self.details_pane = w.HTML(), w.HTML()
         self.graph_pane, self.error_pane = w.HTML(), w.HTML()

@@ -8,7 +8,8 @@ from rlworkbench.errors import BuildError
 
 
 def show_build_errors_as_graphs(shell: Any = None) -> bool:
-    """Installs the handler in ``shell`` (default: the running IPython); returns whether one was found."""
+    """Installs the handler in ``shell`` (default: the running IPython) unless one for other exceptions is already
+    installed there; returns whether it was installed."""
     if shell is None:
         try:
             from IPython import get_ipython
@@ -16,6 +17,8 @@ def show_build_errors_as_graphs(shell: Any = None) -> bool:
             return False
         shell = get_ipython()
     if shell is None:
+        return False
+    if shell.custom_exceptions not in ((), (BuildError,)):  # the user's own handler stays
         return False
     shell.set_custom_exc((BuildError,), _show_build_error)
     return True

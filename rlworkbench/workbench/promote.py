@@ -27,7 +27,8 @@ def promote(prototype: Any, to: str = "local", **settings: Any) -> Run:
     Settings (all targets): ``env`` (Gymnasium id or env factory; required for an agent, ``"CartPole-v1"`` for a
     config), ``timesteps`` (10 000), ``num_envs`` (1), ``vector_mode`` (``"sync"``), ``backend`` (the agent's,
     else ``RLWORKBENCH_BACKEND`` or ``"torch"``), ``seed``, ``logdir`` (``"runs"``: the run directory goes
-    under it), ``checkpoint_every`` (timesteps), ``threads`` (1: the backend's intra-op threads, process-wide),
+    under it), ``checkpoint_every`` (timesteps), ``summaries_every`` (updates between per-component variable
+    histograms in TensorBoard), ``threads`` (1: the backend's intra-op threads, process-wide),
     ``progress`` (False: also print a tqdm bar). A target may take more; an unknown one raises ConfigError.
 
     An agent prototype is trained in place (built first if it is not). Bad settings, configs and envs raise

@@ -37,6 +37,7 @@ class RunSpec:
     seed: int | None = None
     logdir: Path = Path("runs")        #: parent of the run directory
     checkpoint_every: int | None = None
+    summaries_every: int | None = None  #: updates between TensorBoard variable histograms/scalars; None: none
     threads: int | None = 1            #: intra-op threads of the backend (process-wide); ``None``: leave them
     progress: bool = False             #: also print the worker's tqdm bar (the Run's widget shows one anyway)
     options: dict[str, Any] = field(default_factory=dict)  #: settings only some targets know
@@ -100,8 +101,9 @@ def _check(spec: RunSpec) -> None:
                           got=type(spec.env).__name__)
     _positive_int(spec.timesteps, "timesteps")
     _positive_int(spec.num_envs, "num_envs")
-    if spec.checkpoint_every is not None:
-        _positive_int(spec.checkpoint_every, "checkpoint_every")
+    for name in ("checkpoint_every", "summaries_every"):
+        if getattr(spec, name) is not None:
+            _positive_int(getattr(spec, name), name)
     if spec.threads is not None:
         _positive_int(spec.threads, "threads")
     if spec.seed is not None and not isinstance(spec.seed, (int, np.integer)):

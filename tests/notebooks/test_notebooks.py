@@ -80,7 +80,8 @@ def test_visual_debugging(tmp_path):
     assert not errors(notebook)
     svgs = mime_outputs(notebook, "image/svg+xml")
     assert any("PrioritizedReplay" in svg for svg in svgs)
-    assert any("/CPU:1" in svg for svg in svgs)  # the device map, in colour with a legend
+    assert any("/CPU:1" in svg and "memory (PrioritizedReplay)" in svg for svg in svgs)  # the full agent, mapped
+    assert any("same as policy" in svg for svg in svgs)  # the target network folded
     assert any("stuck on torch" in svg and "priorities" in svg for svg in svgs)  # the broken build
     assert len(mime_outputs(notebook, WIDGET)) >= 2  # GraphExplorer and Probe
 

@@ -39,3 +39,12 @@ def test_an_uncaught_build_error_draws_its_graph(shell, request):
 
 def test_outside_ipython_nothing_is_installed():
     assert show_build_errors_as_graphs() is False
+
+
+def test_a_handler_the_user_installed_is_left_alone(shell):
+    def mine(*args, **kwargs):
+        return None
+
+    shell.set_custom_exc((ValueError,), mine)
+    assert show_build_errors_as_graphs(shell) is False
+    assert shell.custom_exceptions == (ValueError,)

@@ -40,7 +40,7 @@ def _cartpole_spaces():
 
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory):
-    run = promote(small_dqn(), timesteps=1500, seed=0, logdir=tmp_path_factory.mktemp("runs"))
+    run = promote(small_dqn(), timesteps=1500, seed=0, logdir=tmp_path_factory.mktemp("runs"), summaries_every=20)
     yield run.wait(timeout=120)
     run.close()
 
@@ -199,6 +199,9 @@ def test_tensorboard_serves_the_run_and_close_stops_it(finished_run):
     wait_until(lambda: get_json(frame.src + "data/runs") == ["."], 60, "TensorBoard to list the run")
     tags = get_json(frame.src + "data/plugin/scalars/tags")["."]
     assert {"episode/return", "episode/length", "update/loss"} <= set(tags)
+    assert any(tag.startswith("variables/") and tag.endswith("/norm") for tag in tags)  # summaries_every
+    histograms = get_json(frame.src + "data/plugin/histograms/tags")["."]
+    assert any(tag.endswith("dense_0/kernel") for tag in histograms)
     process = server.process
     finished_run.close()
     assert process.poll() is not None and not server.running

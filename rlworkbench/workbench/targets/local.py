@@ -50,7 +50,7 @@ class LocalExecution(Execution):
             run_dir = start_run_dir(spec.logdir, spec.stem, spec.config)
             self.checkpointer = Checkpointer(agent, run_dir / "checkpoints", spec.checkpoint_every)
             self.worker = Worker(agent, env, seed=spec.seed, logdir=run_dir, progress=spec.progress,
-                                 callback=self._after_step, callback_every=1)
+                                 callback=self._after_step, callback_every=1, summaries_every=spec.summaries_every)
         except BaseException:
             env.close()
             raise
