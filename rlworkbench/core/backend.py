@@ -43,6 +43,10 @@ class Backend(abc.ABC):
     def normalize_device(self, device: str | None) -> str:
         """The framework's spelling of a device (``None`` is the default device)."""
 
+    def available_devices(self) -> list[str]:
+        """The devices components can be put on here, in this backend's spelling (default device first)."""
+        return [self.normalize_device(None)]
+
     def device_scope(self, device: str | None) -> contextlib.AbstractContextManager:
         """Context in which variables and ops land on ``device``."""
         return contextlib.nullcontext()

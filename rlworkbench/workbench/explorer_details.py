@@ -107,23 +107,7 @@ def available_devices(backend_name: str) -> list[str]:
     """Devices a component can be put on with this backend, in the backend's own spelling."""
     from rlworkbench.core.backend import get_backend
 
-    backend = get_backend(backend_name)
-    if backend_name == "tf":
-        import tensorflow as tf
-
-        names = [d.name for d in tf.config.list_logical_devices() if d.device_type in ("CPU", "GPU")]
-    elif backend_name == "torch":
-        import torch
-
-        names = ["cpu"] + [f"cuda:{i}" for i in range(torch.cuda.device_count())]
-    else:
-        names = [None]
-    devices: list[str] = []
-    for name in names:
-        device = backend.normalize_device(name)
-        if device not in devices:
-            devices.append(device)
-    return devices
+    return get_backend(backend_name).available_devices()
 
 
 def _e(value: Any) -> str:

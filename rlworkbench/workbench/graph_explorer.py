@@ -19,6 +19,7 @@ from typing import Any
 
 from rlworkbench.core.component import Component
 from rlworkbench.core.executor import Executor
+from rlworkbench.errors import ConfigError
 from rlworkbench.workbench.explorer_details import available_devices, details_html, tree_options
 from rlworkbench.workbench.explorer_render import TABLE_CSS, error_html, error_text, graph_svg, scrolled
 from rlworkbench.workbench.explorer_target import Target
@@ -82,7 +83,16 @@ class GraphExplorer:
         else:
             from rlworkbench.core.backend import get_backend
 
-            self.device_map[key] = get_backend(self.target.backend_name).normalize_device(device)
+            devices = self._device_list()
+            try:
+                normalized = get_backend(self.target.backend_name).normalize_device(device)
+            except (ValueError, RuntimeError) as error:
+                raise ConfigError(f"not a device name: {error}", component=component.path, argument="device",
+                                  expected=devices, got=device) from error
+            if normalized not in devices:
+                raise ConfigError(f"no such device on {self.target.backend_name}", component=component.path,
+                                  argument="device", expected=devices, got=device)
+            self.device_map[key] = normalized
         self._set_status(f"device map {self.device_map or '{}'} — rebuild to apply")
         self._sync_controls()
 

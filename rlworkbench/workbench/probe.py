@@ -44,6 +44,10 @@ class Probe:
                  input_spaces: Mapping[str, Space] | None = None, backend: str | None = None, seed: int = 0,
                  batch_size: int = 4, time_size: int = 3, executor: Executor | None = None, in_place: bool = False):
         self.target = Target(target, executor=executor, path=path)
+        if self.target.agent is not None and self.target.agent.executor is None and input_spaces is None:
+            raise ConfigError("probing an agent needs it built: call agent.build() first (or give input_spaces)",
+                              component=self.target.root.path, argument="target", expected="a built agent",
+                              got=repr(self.target.agent))
         self.runner = ProbeRunner(self.target, input_spaces, in_place=in_place)
         self.table: pd.DataFrame | None = None
         self.outputs: Any = None

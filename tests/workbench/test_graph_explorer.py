@@ -129,8 +129,7 @@ def test_a_build_failing_on_its_device_is_rolled_back_to_the_last_good_one(actor
         pytest.skip("needs a machine without CUDA, where a cuda device fails to build")
     explorer = GraphExplorer(actor)
     weights = actor.get_weights()
-    explorer.set_device("network/dense_1", "/GPU:0")
-    assert explorer.device_map == {"network/dense_1": "cuda:0"}
+    explorer.device_map["network/dense_1"] = "cuda:0"  # set_device refuses it: a map edited by hand
     explorer.rebuild_button.click()
     assert "rebuild failed" in explorer.status and "network/dense_1" in explorer.error_pane.value
     assert actor.built and actor.network.layers[1].resolved_device == "cpu"  # the last good build, weights kept
@@ -200,3 +199,12 @@ def test_an_agent_gets_the_rebuilt_executor():
 def test_it_displays_as_a_widget(actor):
     bundle = GraphExplorer(actor)._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
+
+
+@pytest.mark.parametrize("device, message", [("cuda:7", "no such device"), ("banana!", "device")])
+def test_an_unknown_device_is_a_typed_error_that_leaves_the_map_alone(device, message, actor):
+    explorer = GraphExplorer(actor)
+    with pytest.raises(ConfigError, match=message) as info:
+        explorer.set_device("network", device)
+    assert info.value.argument == "device" and "cpu" in str(info.value.expected)
+    assert explorer.device_map == {}

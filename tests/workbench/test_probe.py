@@ -166,3 +166,11 @@ def test_bad_choices_are_typed_errors_naming_the_argument(call, argument, actor)
     with pytest.raises(ConfigError) as info:
         call(probe)
     assert info.value.argument == argument and info.value.component == "actor/network"
+
+
+def test_an_unbuilt_agent_asks_to_be_built():
+    from rlworkbench.agents import Agent
+    from rlworkbench.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"agent.build\(\)"):
+        Probe(Agent.from_env("CartPole-v1", "dqn_cartpole", backend="torch"), "act")

@@ -45,6 +45,10 @@ class TFBackend(Backend):
             return spec.to_string() or device
         return f"/{spec.device_type.upper()}:{spec.device_index or 0}"
 
+    def available_devices(self) -> list[str]:
+        names = [d.name for d in tf.config.list_logical_devices() if d.device_type in ("CPU", "GPU")]
+        return list(dict.fromkeys(self.normalize_device(name) for name in [None, *names]))
+
     def device_scope(self, device: str | None) -> contextlib.AbstractContextManager:
         return tf.device(device) if device else contextlib.nullcontext()
 

@@ -40,6 +40,9 @@ class TorchBackend(Backend):
             return "cpu" if kind == "CPU" else f"cuda:{index}"
         return str(torch.device("cuda" if device.lower() == "gpu" else device.lower()))
 
+    def available_devices(self) -> list[str]:
+        return ["cpu"] + [f"cuda:{index}" for index in range(torch.cuda.device_count())]
+
     def device_scope(self, device: str | None) -> torch.device:
         return torch.device(device or "cpu")
 
