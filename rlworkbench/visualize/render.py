@@ -142,12 +142,15 @@ class _Renderer:
         if not self.spaces:
             return ""
         lines = _clip([_argument(name, value) for name, value in inputs.items()])
-        outs = [_argument(name, value) for name, value in outputs.items()
-                if not isinstance(value, Record) or value.space is not None]
-        if outs:
+        known = {name: value for name, value in outputs.items()
+                 if not isinstance(value, Record) or value.space is not None}
+        if known:
             if list(outputs) == ["output"]:  # the usual single return value needs no name
-                outs = [outs[0].removeprefix("output: ")]
-            lines.append("→ " + ", ".join(_clip(outs, 2)))
+                lines.append("→ " + _argument("", known["output"]))
+            elif all(name.isdigit() for name in known):  # a tuple: its items in order, without indices
+                lines.append("→ (" + ", ".join(_clip([_argument("", v) for v in known.values()], 3)) + ")")
+            else:
+                lines.append("→ " + ", ".join(_clip([_argument(n, v) for n, v in known.items()], 2)))
         return "\n".join(_shorten(line) for line in lines)
 
     def _collect(self) -> None:
@@ -282,9 +285,12 @@ class _Renderer:
 
 
 def _argument(name: str, value: Any) -> str:
+    """``name: space`` of a record (just the space when ``name`` is empty), ``name=value`` of a constant."""
     if isinstance(value, Record):
-        return name if value.space is None else f"{name}: {space_label(value.space, 2)}"
-    return f"{name}={value!r}"[:40]
+        if value.space is None:
+            return name
+        return f"{name}: {space_label(value.space, 2)}" if name else space_label(value.space, 2)
+    return f"{name}={value!r}"[:40] if name else repr(value)[:40]
 
 
 def _shorten(line: str, limit: int = 44) -> str:

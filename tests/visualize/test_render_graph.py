@@ -45,6 +45,7 @@ def test_edges_carry_the_spaces_that_flow_once_built(agent):
     assert "states: f32[B,4]" in edges
     assert "→ i64[B] ∈[0,2)" in edges and "→ output:" not in edges  # a single return value: no name
     assert "time_step: i64[]" in edges and "inf" not in edges
+    assert "→ (f32[], f32[], f32[B])" in edges and "→ 0: " not in edges  # a returned tuple, in order
     unbuilt = Agent.from_env("CartPole-v1", "dqn_dueling_per_cartpole", backend="torch")
     unbuilt_edges = "\n".join(texts(graph_svg(unbuilt), "edge"))
     assert "states" in unbuilt_edges and "f32[" not in unbuilt_edges
