@@ -5,6 +5,7 @@ from __future__ import annotations
 _FILLS = ("#dbeafe", "#dcfce7", "#fef3c7", "#fce7f3", "#ede9fe", "#cffafe", "#fee2e2", "#e5e7eb")
 DEFAULT_FILL = "#f8fafc"
 STUCK_COLOR = "#dc2626"
+SELECT_COLOR = "#2563eb"
 
 
 class DevicePalette:

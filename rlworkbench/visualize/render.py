@@ -17,7 +17,7 @@ from rlworkbench.core.component import Component
 from rlworkbench.core.records import ApiCall, GraphFnCall, Record
 from rlworkbench.errors import ConfigError
 from rlworkbench.visualize.folding import Folding
-from rlworkbench.visualize.palette import DEFAULT_FILL, STUCK_COLOR, DevicePalette
+from rlworkbench.visualize.palette import DEFAULT_FILL, SELECT_COLOR, STUCK_COLOR, DevicePalette
 from rlworkbench.visualize.space_labels import space_label
 from rlworkbench.visualize.views import GraphView, view_of
 
@@ -27,18 +27,22 @@ _FONT = "Helvetica"
 
 def render_graph(target: Any, depth: int | None = None, api: str | None = None, spaces: bool = True,
                  devices: bool = True, *, highlight: Iterable[str | Component] | str | Component = (),
-                 graph_fns: bool = True, fold_copies: bool = True, rankdir: str = "LR") -> ComponentDigraph:
+                 selected: str | Component | None = None, graph_fns: bool = True, fold_copies: bool = True,
+                 rankdir: str = "LR") -> ComponentDigraph:
     """Draws a Component, Agent, Executor, ComponentGraph or BuildError (stuck component and argument in red).
 
     ``depth``: components deeper than this below the drawn one fold into a box per subtree (``0``: only the
     top component's own API methods plus one box per sub-component). ``api``: only the calls made from this
     API method of the drawn component. ``spaces``: label edges with spaces. ``devices``: fill components in
-    their device's colour and add a legend. ``highlight``: component paths to draw with a red border.
-    ``fold_copies``: a sub-tree that repeats a sibling's (a target network) is one box naming that sibling.
+    their device's colour and add a legend. ``highlight``: component paths to draw with a red border;
+    ``selected``: a component path to draw with a blue one (red wins where both apply). ``fold_copies``: a
+    sub-tree that repeats a sibling's (a target network) is one box naming that sibling.
     """
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 0):
         raise ConfigError("bad depth", argument="depth", expected="an int >= 0, or None for all", got=repr(depth))
-    renderer = _Renderer(view_of(target, highlight), depth, api, spaces, devices, graph_fns, fold_copies)
+    selected_path = selected.path if isinstance(selected, Component) else selected
+    renderer = _Renderer(view_of(target, highlight), depth, api, spaces, devices, graph_fns, fold_copies,
+                         selected_path)
     return renderer.draw(rankdir)
 
 
@@ -59,10 +63,11 @@ def graph_svg(target: Any, **options: Any) -> str:
 
 class _Renderer:
     def __init__(self, view: GraphView, depth: int | None, api: str | None, spaces: bool, devices: bool,
-                 graph_fns: bool, fold_copies: bool):
+                 graph_fns: bool, fold_copies: bool, selected: str | None):
         self.view, self.focus = view, view.focus
         self.folding = Folding(view.focus, depth, fold_copies)
         self.stuck_edge: tuple[Key, Key] | None = None
+        self.selected = selected
         self.spaces, self.devices, self.graph_fns = spaces, devices, graph_fns
         self.palette = DevicePalette()
         self.ids: dict[Key, str] = {}
@@ -265,11 +270,14 @@ class _Renderer:
     def _border(self, component: Component, cluster: bool = False) -> dict[str, str]:
         if component.path in self.view.highlight:
             return {"color": STUCK_COLOR, "penwidth": "3", "fontcolor": STUCK_COLOR}
+        if component.path == self.selected:
+            return {"color": SELECT_COLOR, "penwidth": "3", "fontcolor": SELECT_COLOR}
         return {"color": "#94a3b8", "penwidth": "1"} if cluster else {}
 
     def _legend(self, dot: graphviz.Digraph) -> None:
         entries = sorted(self.palette.colors.items())
-        if not entries and not self.view.highlight:
+        selected = self.selected is not None and self.selected not in self.view.highlight
+        if not entries and not self.view.highlight and not selected:
             return
         with dot.subgraph(name="cluster_legend") as legend:
             legend.attr(label="legend", style="rounded", color="#cbd5e1", fontsize="10")
@@ -282,6 +290,9 @@ class _Renderer:
             if self.view.highlight:
                 legend.node(self._id(("legend", "stuck")), label="stuck / error", shape="box", style="filled",
                             fillcolor="white", color=STUCK_COLOR, penwidth="3", fontsize="9")
+            if selected:
+                legend.node(self._id(("legend", "selected")), label="selected", shape="box", style="filled",
+                            fillcolor="white", color=SELECT_COLOR, penwidth="3", fontsize="9")
 
 
 def _argument(name: str, value: Any) -> str:

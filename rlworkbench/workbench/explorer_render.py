@@ -1,9 +1,4 @@
-"""Graph drawings as inline SVG for widgets, and typed errors as HTML with the offending component in red.
-
-The renderer has one kind of highlight (a red border, "stuck / error" in the legend). A selected component is
-drawn with it and then recoloured blue and relabelled "selected" — only in drawings without a stuck component or
-error, where red means nothing else.
-"""
+"""Graph drawings as inline SVG for widgets, and typed errors as HTML with the offending component in red."""
 
 from __future__ import annotations
 
@@ -12,39 +7,21 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from rlworkbench.core.component import Component
 from rlworkbench.display import scrolling_svg
 from rlworkbench.errors import BuildError, RLWorkbenchError
+from rlworkbench.visualize.palette import SELECT_COLOR
 
-SELECT_COLOR = "#2563eb"
+__all__ = ["SELECT_COLOR", "error_html", "error_paths", "error_text", "graph_svg", "scrolled"]
 
 
 def graph_svg(target: Any, *, selected: str | None = None, highlight: Iterable[str] = (), depth: int | None = None,
               api: str | None = None) -> str:
     """Inline SVG (no XML prolog) of ``target`` (anything ``render_graph`` draws), ``selected`` in blue and the
     ``highlight`` paths in red."""
-    from rlworkbench.visualize.palette import STUCK_COLOR
-    from rlworkbench.visualize.render import render_graph
-    from rlworkbench.visualize.views import GraphView, view_of
+    from rlworkbench.visualize import graph_svg as draw
 
-    marked = set(highlight)
-    wanted = marked | ({selected} if selected else set())
-    try:
-        view = view_of(target, wanted)
-    except Exception:
-        if not isinstance(target, Component):
-            raise
-        # a built tree whose structure changed cannot be assembled again until it is rebuilt (its built
-        # components run their fast paths): draw the structure alone
-        view = GraphView(target, None, highlight=set(wanted))
-    alarm = bool(marked) or view.stuck is not None or view.error is not None
-    if alarm and selected and selected not in marked:
-        view.highlight.discard(selected)  # red is taken by the error: the selection is not drawn
-    svg = render_graph(view, depth=depth, api=api).pipe(format="svg").decode("utf-8")
-    svg = svg[svg.find("<svg"):]
-    if selected and not alarm:
-        svg = svg.replace(STUCK_COLOR, SELECT_COLOR).replace("stuck / error", "selected")
-    return svg
+    svg = draw(target, highlight=highlight, selected=selected, depth=depth, api=api)
+    return svg[svg.find("<svg"):]
 
 
 TABLE_CSS = ("<style>.rlw-table{border-collapse:collapse;font-size:12px;margin:2px 0 6px}"

@@ -164,3 +164,14 @@ def test_the_default_drawing_of_a_full_agent_stays_a_readable_size(agent):
     assert width < 2200 and height < 2200  # about 30 x 30 inches at 11 pt: scrollable, not a poster
     cluster_text = "\n".join(texts(svg, "cluster"))
     assert cluster_text.count("@ cpu") == 1  # an inherited device is not repeated on every cluster
+
+
+def test_the_selected_component_is_outlined_in_blue_and_red_wins_over_it(agent):
+    from rlworkbench.visualize.palette import SELECT_COLOR, STUCK_COLOR
+
+    found = dict(clusters(graph_svg(agent, selected="dqn/memory")))
+    assert outline_color(found["memory (PrioritizedReplay)"]) == SELECT_COLOR
+    assert "selected" in texts(graph_svg(agent, selected="dqn/memory"), "node")
+    both = graph_svg(agent, selected="dqn/memory", highlight=["dqn/memory"])
+    assert outline_color(dict(clusters(both))["memory (PrioritizedReplay)"]) == STUCK_COLOR
+    assert "selected" not in texts(both, "node")
