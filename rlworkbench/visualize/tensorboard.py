@@ -24,6 +24,7 @@ import numpy as np
 from rlworkbench.core.component import Component
 from rlworkbench.core.executor import Executor
 from rlworkbench.errors import BuildError, ConfigError
+from rlworkbench.visualize.views import is_agent
 
 if TYPE_CHECKING:
     from rlworkbench.execution.scalar_log import ScalarLog
@@ -39,7 +40,7 @@ def variables_root(target: Any) -> Component:
         if not target.built:
             raise BuildError("variable summaries need a built component", component=target.path)
         return target
-    if hasattr(target, "root") and hasattr(target, "executor"):  # an agent
+    if is_agent(target):
         if target.executor is None:
             raise BuildError("variable summaries need a built agent: call build() first",
                              component=getattr(target.root, "path", None))
@@ -144,9 +145,8 @@ def _executor_of(target: Any) -> Executor:
     executor = getattr(target, "executor", None)
     if isinstance(executor, Executor):
         return executor
-    if hasattr(target, "executor") and hasattr(target, "root"):
-        raise BuildError("write_graph needs a built agent: call build() first",
-                         component=getattr(target.root, "path", None))
+    if is_agent(target):
+        raise BuildError("write_graph needs a built agent: call build() first", component=target.root.path)
     raise ConfigError("cannot find a graph to draw in this", argument="target", expected="an Agent or an Executor",
                       got=type(target).__name__)
 

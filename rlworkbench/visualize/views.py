@@ -59,10 +59,10 @@ def _resolve(target: Any) -> GraphView:
         graph = _assembled(copy)
         focus = copy.find(target.relative_path(target.root)) if graph is not None else target
         return GraphView(focus, graph)
-    executor_graph = getattr(target, "graph", None) if not _is_agent(target) else None
+    executor_graph = getattr(target, "graph", None) if not is_agent(target) else None
     if isinstance(executor_graph, ComponentGraph):  # an Executor
         return GraphView(executor_graph.root, executor_graph, executor_graph.stuck)
-    if _is_agent(target):  # the latest build's graph, unless the tree changed since (then: the new structure)
+    if is_agent(target):  # the latest build's graph, unless the tree changed since (then: the new structure)
         api_methods = target.root_api_methods() if callable(getattr(target, "root_api_methods", None)) else None
         graph = latest_graph(target.root)
         if graph is not None:
@@ -75,7 +75,8 @@ def _resolve(target: Any) -> GraphView:
                       got=type(target).__name__)
 
 
-def _is_agent(target: Any) -> bool:
+def is_agent(target: Any) -> bool:
+    """Whether ``target`` is drawn (and explored) as an agent: a root component and an executor slot."""
     return isinstance(getattr(target, "root", None), Component) and hasattr(target, "executor")
 
 

@@ -22,10 +22,7 @@ from rlworkbench.core.graph import ComponentGraph
 from rlworkbench.core.observers import latest_graph
 from rlworkbench.errors import ConfigError
 from rlworkbench.spaces import Space
-
-
-def is_agent(target: Any) -> bool:
-    return isinstance(getattr(target, "root", None), Component) and hasattr(target, "root_input_spaces")
+from rlworkbench.visualize.views import is_agent
 
 
 class Target:
