@@ -12,14 +12,14 @@ from rlworkbench.agents.config import config_section
 from rlworkbench.agents.dqn_config import DEFAULTS, SCHEMA
 from rlworkbench.agents.dqn_graph import DQNGraph
 from rlworkbench.agents.registry import register_agent
-from rlworkbench.agents.transitions import NStepAccumulator
+from rlworkbench.agents.replay_root import stateless_preprocessor
+from rlworkbench.agents.transitions import NStepAccumulator, check_batch_keys
 from rlworkbench.components.explorations.epsilon_greedy import EpsilonGreedy
 from rlworkbench.components.losses.dqn_loss import DQNLoss
 from rlworkbench.components.policies.dueling_policy import DuelingPolicy
 from rlworkbench.components.policies.policy import Policy
-from rlworkbench.components.preprocessing.preprocessor_stack import PreprocessorStack
-from rlworkbench.components.registry import from_spec, registered
-from rlworkbench.errors import ConfigError, RLWorkbenchError, SpaceError
+from rlworkbench.components.registry import from_spec
+from rlworkbench.errors import RLWorkbenchError, SpaceError
 from rlworkbench.spaces import BoolBox, FloatBox, IntBox, Space
 
 BATCH_KEYS = ("states", "actions", "rewards", "terminals", "next_states")
@@ -49,7 +49,7 @@ class DQNAgent(Agent):
             raise SpaceError("DQN needs one discrete action", argument="action_space", expected="IntBox(n)",
                              got=self.action_space)
         with config_section("preprocessing"):
-            self.preprocessor = self._make_preprocessor(config["preprocessing"])
+            self.preprocessor = stateless_preprocessor(config["preprocessing"], "DQN")
         with config_section("policy"):
             policy_config = config["policy"]
             if policy_config["dueling"]:
@@ -74,15 +74,6 @@ class DQNAgent(Agent):
         self.n_step = NStepAccumulator(n_step, config["discount"]) if n_step > 1 else None
         return DQNGraph(policy, exploration, memory, loss, optimizer, config["update"]["batch_size"],
                         preprocessor=self.preprocessor, priority_epsilon=priority_epsilon)
-
-    @staticmethod
-    def _make_preprocessor(specs: list[Mapping[str, Any]]) -> PreprocessorStack | None:
-        for index, spec in enumerate(specs):
-            if "reset" in registered()[spec["type"]].api_methods:
-                raise ConfigError("DQN stores preprocessed states, so its preprocessors must be stateless",
-                                  key_path=f"{index}/type", expected="a preprocessor without state (not a frame "
-                                  "stack or running normaliser; stack frames in the env)", got=spec["type"])
-        return PreprocessorStack(specs, name="preprocessor") if specs else None
 
     def root_input_spaces(self) -> dict[str, Space]:
         states = self.preprocessed_space
@@ -172,12 +163,7 @@ class DQNAgent(Agent):
         return {"loss": float(loss), "grad_norm": float(grad_norm), "td_error": float(np.mean(np.abs(td_errors)))}
 
     def _external_batch(self, batch: Mapping[str, Any]) -> list[Any]:
-        allowed = (*BATCH_KEYS, "importance_weights")
-        missing = [key for key in BATCH_KEYS if key not in batch]
-        unknown = [key for key in batch if key not in allowed]
-        if missing or unknown:
-            raise SpaceError("an update batch needs exactly these keys", argument="batch", expected=list(allowed),
-                             got=f"missing {missing}, unknown {unknown}")
+        check_batch_keys(batch, BATCH_KEYS, optional=("importance_weights",))
         rewards = np.asarray(batch["rewards"], dtype=np.float32)
         weights = batch.get("importance_weights")
         weights = np.ones_like(rewards) if weights is None else np.asarray(weights, dtype=np.float32)

@@ -14,6 +14,7 @@ from rlworkbench.agents.ppo_config import DEFAULTS, SCHEMA
 from rlworkbench.agents.ppo_graph import PPOGraph
 from rlworkbench.agents.ppo_rollout import Rollout, RolloutBuffer
 from rlworkbench.agents.registry import register_agent
+from rlworkbench.agents.transitions import check_batch_keys
 from rlworkbench.components.helpers.gae import GAE
 from rlworkbench.components.layers.neural_network import NeuralNetwork
 from rlworkbench.components.losses.ppo_loss import PPOLoss
@@ -195,11 +196,7 @@ class PPOAgent(Agent):
         return rollout.unpadded(advantages), rollout.unpadded(targets)
 
     def _external_rollout(self, batch: Mapping[str, Any]) -> Rollout:
-        missing = [key for key in BATCH_KEYS if key not in batch]
-        unknown = [key for key in batch if key not in BATCH_KEYS]
-        if missing or unknown:
-            raise SpaceError("an update batch needs exactly these keys", argument="batch", expected=list(BATCH_KEYS),
-                             got=f"missing {missing}, unknown {unknown}")
+        check_batch_keys(batch, BATCH_KEYS)
         rewards = np.asarray(batch["rewards"], dtype=np.float32)
         if rewards.ndim != 2:
             raise SpaceError("an update batch holds sequences: (num_envs, length) rewards", argument="batch",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rlworkbench.agents.policy_root import PolicyActingRoot
 from rlworkbench.components.helpers.gae import GAE
 from rlworkbench.components.losses.ppo_loss import PPOLoss
 from rlworkbench.components.optimizers.optimizer import Optimizer
@@ -17,7 +18,7 @@ def _float_batch(component: PPOGraph, *inputs: Space) -> Space:
     return FloatBox(add_batch_rank=True)
 
 
-class PPOGraph(Component):
+class PPOGraph(PolicyActingRoot):
     """Proximal policy optimisation (Schulman et al. 2017) with GAE, value clipping and advantage normalisation as
     options of its parts.
 
@@ -46,18 +47,6 @@ class PPOGraph(Component):
         self.clip_values = loss.value_clip is not None
 
     # ----- acting -----------------------------------------------------------------------------------------------
-    @api
-    def preprocess(self, states: Any) -> Any:
-        return self.preprocessor.preprocess(states)
-
-    @api
-    def act(self, preprocessed_states: Any) -> Any:
-        return self.policy.get_stochastic_action(preprocessed_states)
-
-    @api
-    def act_greedy(self, preprocessed_states: Any) -> Any:
-        return self.policy.get_deterministic_action(preprocessed_states)
-
     @api
     def get_state_values(self, preprocessed_states: Any) -> Any:
         """``V(states)``: from the policy's value head, or from the separate value network."""

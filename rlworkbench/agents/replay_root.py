@@ -1,13 +1,18 @@
-"""What every replay-based root (DQN, SAC) shares: transitions merged into one record for its memory."""
+"""What every replay-based agent (DQN, SAC) shares: transitions merged into one record for its memory, and
+preprocessors without state (the memory keeps preprocessed states)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from rlworkbench.components.helpers.container_merger import ContainerMerger
 from rlworkbench.components.helpers.container_splitter import ContainerSplitter
+from rlworkbench.components.preprocessing.preprocessor_stack import PreprocessorStack
+from rlworkbench.components.registry import registered
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api
+from rlworkbench.errors import ConfigError
 
 RECORD_KEYS = ("states", "actions", "rewards", "terminals", "next_states")
 
@@ -34,3 +39,14 @@ class ReplayRoot(Component):
     @api
     def get_memory_size(self) -> Any:
         return self.memory.get_size()
+
+
+def stateless_preprocessor(specs: list[Mapping[str, Any]], agent: str) -> PreprocessorStack | None:
+    """The preprocessor stack of a replay agent (``None`` for no specs); ConfigError naming ``agent`` for a
+    preprocessor with state, whose outputs a memory of preprocessed states could not be trusted to repeat."""
+    for index, spec in enumerate(specs):
+        if "reset" in registered()[spec["type"]].api_methods:
+            raise ConfigError(f"{agent} stores preprocessed states, so its preprocessors must be stateless",
+                              key_path=f"{index}/type", expected="a preprocessor without state (not a frame "
+                              "stack or running normaliser; stack frames in the env)", got=spec["type"])
+    return PreprocessorStack(specs, name="preprocessor") if specs else None

@@ -11,13 +11,14 @@ import numpy as np
 from rlworkbench.agents.agent import Agent
 from rlworkbench.agents.config import config_section
 from rlworkbench.agents.registry import register_agent
+from rlworkbench.agents.replay_root import stateless_preprocessor
 from rlworkbench.agents.sac_config import DEFAULTS, SCHEMA
 from rlworkbench.agents.sac_graph import SACGraph, SoftQNetworks, Temperature
+from rlworkbench.agents.transitions import check_batch_keys
 from rlworkbench.components.losses.sac_loss import SACLoss
 from rlworkbench.components.policies.policy import Policy
-from rlworkbench.components.preprocessing.preprocessor_stack import PreprocessorStack
-from rlworkbench.components.registry import from_spec, registered
-from rlworkbench.errors import ConfigError, SpaceError
+from rlworkbench.components.registry import from_spec
+from rlworkbench.errors import SpaceError
 from rlworkbench.spaces import BoolBox, FloatBox, IntBox, Space
 
 BATCH_KEYS = ("states", "actions", "rewards", "terminals", "next_states")
@@ -47,7 +48,7 @@ class SACAgent(Agent):
         config = self.config
         num_actions = self._check_action_space()
         with config_section("preprocessing"):
-            self.preprocessor = _stateless_preprocessor(config["preprocessing"])
+            self.preprocessor = stateless_preprocessor(config["preprocessing"], "SAC")
         with config_section("policy"):
             distribution = "squashed_normal" if num_actions is None else None
             policy = Policy(config["policy"]["network"], self.action_space, distributions=distribution,
@@ -156,19 +157,6 @@ class SACAgent(Agent):
 
     @staticmethod
     def _external_batch(batch: Mapping[str, Any]) -> list[Any]:
-        missing = [key for key in BATCH_KEYS if key not in batch]
-        unknown = [key for key in batch if key not in BATCH_KEYS]
-        if missing or unknown:
-            raise SpaceError("an update batch needs exactly these keys", argument="batch", expected=list(BATCH_KEYS),
-                             got=f"missing {missing}, unknown {unknown}")
+        check_batch_keys(batch, BATCH_KEYS)
         return [batch["states"], np.asarray(batch["actions"]), np.asarray(batch["rewards"], dtype=np.float32),
                 np.asarray(batch["terminals"], dtype=bool), batch["next_states"]]
-
-
-def _stateless_preprocessor(specs: list[Mapping[str, Any]]) -> PreprocessorStack | None:
-    for index, spec in enumerate(specs):
-        if "reset" in registered()[spec["type"]].api_methods:
-            raise ConfigError("SAC stores preprocessed states, so its preprocessors must be stateless",
-                              key_path=f"{index}/type", expected="a preprocessor without state (not a frame "
-                              "stack or running normaliser; stack frames in the env)", got=spec["type"])
-    return PreprocessorStack(specs, name="preprocessor") if specs else None

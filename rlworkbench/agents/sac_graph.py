@@ -10,6 +10,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rlworkbench.agents.policy_root import PolicyActingRoot
 from rlworkbench.agents.replay_root import ReplayRoot
 from rlworkbench.components.helpers.synchronizable import Synchronizable
 from rlworkbench.components.layers.concat import Concat
@@ -82,7 +83,7 @@ class Temperature(Component):
         return self.log_alpha
 
 
-class SACGraph(ReplayRoot):
+class SACGraph(ReplayRoot, PolicyActingRoot):
     """Soft actor-critic (Haarnoja et al. 2018) with twin critics and automatic temperature; for ``IntBox(n)``
     actions the discrete variant (Christodoulou 2019), whose targets and policy losses are expectations over
     the ``n`` actions under the policy rather than samples.
@@ -127,22 +128,8 @@ class SACGraph(ReplayRoot):
 
     # ----- acting -----------------------------------------------------------------------------------------------
     @api
-    def preprocess(self, states: Any) -> Any:
-        return self.preprocessor.preprocess(states)
-
-    @api
     def reset_preprocessor(self) -> None:
         self.preprocessor.reset()
-
-    @api
-    def act(self, preprocessed_states: Any) -> Any:
-        """Actions sampled from the policy."""
-        return self.policy.get_stochastic_action(preprocessed_states)
-
-    @api
-    def act_greedy(self, preprocessed_states: Any) -> Any:
-        """The policy's deterministic actions (the squashed mean; the most likely action)."""
-        return self.policy.get_deterministic_action(preprocessed_states)
 
     @api
     def get_q_values(self, preprocessed_states: Any, actions: Any) -> Any:

@@ -1,4 +1,5 @@
-"""Transitions from vector environments, per environment: where episodes begin and end, and n-step returns.
+"""Transitions from vector environments, per environment: where episodes begin and end, and n-step returns;
+and the check every agent makes of an update batch given from outside.
 
 Both helpers work on NumPy rows keyed by an environment id and know nothing of backends. States are handled as
 flat ``{key path: array}`` dicts (``space.flatten(value)``), so nested observation spaces work the same way.
@@ -6,11 +7,13 @@ flat ``{key path: array}`` dicts (``space.flatten(value)``), so nested observati
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from rlworkbench.errors import SpaceError
 
 Flat = dict[str, np.ndarray]
 
@@ -21,6 +24,16 @@ def row_of(flat: Flat, row: int) -> Flat:
 
 def stack_rows(rows: Sequence[Flat]) -> Flat:
     return {key: np.stack([row[key] for row in rows]) for key in rows[0]}
+
+
+def check_batch_keys(batch: Mapping[str, Any], required: Sequence[str], optional: Sequence[str] = ()) -> None:
+    """An update batch holds every ``required`` key and nothing but those and ``optional`` ones (SpaceError)."""
+    allowed = (*required, *optional)
+    missing = [key for key in required if key not in batch]
+    unknown = [key for key in batch if key not in allowed]
+    if missing or unknown:
+        raise SpaceError("an update batch needs exactly these keys", argument="batch", expected=list(allowed),
+                         got=f"missing {missing}, unknown {unknown}")
 
 
 class EpisodeTracker:
