@@ -57,6 +57,21 @@ def test_assert_nested_close_names_the_key_path():
         assert_nested_close(np.array([1, 2]), np.array([1, 3]))
 
 
+def test_nested_leaves_strict_also_compares_key_order_and_container_types():
+    from rlworkbench.testing.compare import nested_leaves
+
+    pairs = list(nested_leaves({"a": (1, None), "b": [2]}, {"a": (1, None), "b": [3]}))
+    assert pairs == [(" at 'a/0'", 1, 1), (" at 'b/0'", 2, 3)]  # None leaves are compared, not yielded
+    assert len(list(nested_leaves({"b": 1, "a": 2}, {"a": 2, "b": 1}))) == 2  # order is free when not strict
+    with pytest.raises(AssertionError, match="keys differ"):
+        list(nested_leaves({"b": 1, "a": 2}, {"a": 2, "b": 1}, strict=True))
+    assert len(list(nested_leaves([1], (1,)))) == 1
+    with pytest.raises(AssertionError, match="container types differ"):
+        list(nested_leaves([1], (1,), strict=True))
+    with pytest.raises(AssertionError, match="lengths differ at 'x'"):
+        list(nested_leaves({"x": (1,)}, {"x": (1, 2)}))
+
+
 def test_api_methods_without_arguments():
     from rlworkbench import Component, api, graph_fn
 

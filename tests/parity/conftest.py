@@ -26,6 +26,7 @@ import pytest
 from rlworkbench import Component
 from rlworkbench.spaces import Space
 from rlworkbench.testing import ComponentTest
+from rlworkbench.testing.compare import nested_leaves
 
 TORCH_SEED, TF_SEED = 1, 2
 ATOL = 1e-5
@@ -52,30 +53,18 @@ def sample(space: Space, batch: int, seed: int) -> Any:
 
 def assert_same_outputs(actual: Any, expected: Any, atol: float = ATOL, path: str = "") -> None:
     """``actual`` (TF) equals ``expected`` (torch): structure, container types, dtypes, shapes and values."""
-    where = f" at '{path}'" if path else ""
-    if isinstance(expected, Mapping):
-        assert isinstance(actual, Mapping), f"expected a dict{where}, got {type(actual).__name__}"
-        assert list(actual) == list(expected), f"keys differ{where}: {list(actual)} vs {list(expected)}"
-        for key in expected:
-            assert_same_outputs(actual[key], expected[key], atol, f"{path}/{key}".lstrip("/"))
-        return
-    if isinstance(expected, (tuple, list)):
-        assert type(actual) is type(expected), f"container types differ{where}: {type(actual)} vs {type(expected)}"
-        assert len(actual) == len(expected), f"lengths differ{where}"
-        for index, (a, e) in enumerate(zip(actual, expected)):
-            assert_same_outputs(a, e, atol, f"{path}/{index}".lstrip("/"))
-        return
-    if expected is None:
-        assert actual is None, f"expected None{where}, got {actual!r}"
-        return
-    assert isinstance(actual, np.ndarray) and isinstance(expected, np.ndarray), \
-        f"outputs must come back as NumPy{where}: {type(actual).__name__} vs {type(expected).__name__}"
-    assert actual.dtype == expected.dtype, f"dtypes differ{where}: {actual.dtype} vs {expected.dtype}"
-    assert actual.shape == expected.shape, f"shapes differ{where}: {actual.shape} vs {expected.shape}"
-    if expected.dtype.kind in "fc":
-        np.testing.assert_allclose(actual, expected, atol=atol, rtol=1e-5, err_msg=f"values differ{where}")
-    else:
-        np.testing.assert_array_equal(actual, expected, err_msg=f"values differ{where}")
+    for where, actual_leaf, expected_leaf in nested_leaves(actual, expected, path, strict=True):
+        assert isinstance(actual_leaf, np.ndarray) and isinstance(expected_leaf, np.ndarray), \
+            f"outputs must come back as NumPy{where}: {type(actual_leaf).__name__} vs {type(expected_leaf).__name__}"
+        assert actual_leaf.dtype == expected_leaf.dtype, \
+            f"dtypes differ{where}: {actual_leaf.dtype} vs {expected_leaf.dtype}"
+        assert actual_leaf.shape == expected_leaf.shape, \
+            f"shapes differ{where}: {actual_leaf.shape} vs {expected_leaf.shape}"
+        if expected_leaf.dtype.kind in "fc":
+            np.testing.assert_allclose(actual_leaf, expected_leaf, atol=atol, rtol=1e-5,
+                                       err_msg=f"values differ{where}")
+        else:
+            np.testing.assert_array_equal(actual_leaf, expected_leaf, err_msg=f"values differ{where}")
 
 
 @dataclass
