@@ -9,10 +9,10 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from rlworkbench import Component, api, graph_fn
 from rlworkbench.components import SGD, Adam, NeuralNetwork, RMSProp
 from rlworkbench.components.optimizers import Optimizer
 from rlworkbench.spaces import FloatBox
+from rlworkbench.testing.regression import Regression
 
 LAYERS = [{"type": "dense", "units": 4, "activation": "tanh"}, {"type": "dense", "units": 2}]
 STEPS = 3  # further steps after the sampled ones parity() takes
@@ -33,31 +33,13 @@ def rows(space: FloatBox, batch: int, seed: int) -> np.ndarray:
     return space.sample((batch, 2) if space.has_time_rank else batch, seed=seed)
 
 
-class Regression(Component):
-    """``update(x, y)``: one optimizer step on the MSE of a two-layer ``model``; ``predict(x)``: the model."""
-
-    def __init__(self, make_optimizer: Callable[[], Optimizer]):
-        self.model = NeuralNetwork(LAYERS, name="model")
-        self.optimizer = make_optimizer()
-        super().__init__(self.optimizer, self.model, name="regression")
-
-    @api
-    def update(self, x, y):
-        return self.optimizer.step(self._mse(self.model.apply(x), y))
-
-    @api
-    def predict(self, x):
-        return self.model.apply(x)
-
-    @graph_fn
-    def _mse(self, predictions, targets):
-        return self.ops.reduce_mean(self.ops.square(predictions - targets))
-
-
 @pytest.mark.parametrize("case", list(CASES))
 def test_optimizer_steps(parity, ranks, case):
     spaces = {"x": FloatBox(-2.0, 2.0, shape=(3,), **ranks), "y": FloatBox(-1.0, 1.0, shape=(2,), **ranks)}
-    pair = parity(lambda: Regression(CASES[case]), spaces)  # takes one step per sampled batch size
+    def make_root() -> Regression:  # a two-layer model; the case's optimizer finds it by path
+        return Regression(lambda model: CASES[case](), NeuralNetwork(LAYERS, name="model"))
+
+    pair = parity(make_root, spaces)  # takes one step per sampled batch size
     name = pair.tf.component.optimizer.name
     sampled_steps = pair.assert_same_weights(**TOLERANCE)[f"{name}/steps"]
     assert sampled_steps > 0

@@ -1,39 +1,14 @@
-"""NumPy references for the optimizer tests: a Dense + MSE regression and the update rules, in float64."""
+"""NumPy references for the optimizer tests: the MSE gradients of a Dense model and the update rules, in float64.
+
+The component side is :class:`rlworkbench.testing.regression.Regression` (re-exported here for the tests)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
-from rlworkbench import Component, api, graph_fn
-from rlworkbench.components import Dense
-from rlworkbench.components.optimizers import Optimizer
+from rlworkbench.testing.regression import Regression
 
-
-class Regression(Component):
-    """A root owning a Dense ``model`` and an optimizer; ``update(x, y)`` takes one step on the MSE loss.
-
-    ``make_optimizer(model)`` gives the optimizer (so ``variables_of`` can be the model object or ``"model"``);
-    ``model`` replaces the default ``Dense(2)``.
-    """
-
-    def __init__(self, make_optimizer: Callable[[Component], Optimizer], model: Component | None = None):
-        self.model = model or Dense(2, name="model")
-        self.optimizer = make_optimizer(self.model)
-        super().__init__(self.optimizer, self.model, name="regression")  # optimizer first: built after the model
-
-    @api
-    def update(self, x, y):
-        return self.optimizer.step(self._mse(self.model.apply(x), y))
-
-    @api
-    def predict(self, x):
-        return self.model.apply(x)
-
-    @graph_fn
-    def _mse(self, predictions, targets):
-        return self.ops.reduce_mean(self.ops.square(predictions - targets))
+__all__ = ["ReferenceOptimizer", "Regression", "mse_and_grads"]
 
 
 def mse_and_grads(kernel: np.ndarray, bias: np.ndarray, x: np.ndarray, y: np.ndarray):
