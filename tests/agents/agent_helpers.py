@@ -9,6 +9,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from agent_test_support import with_sections
 
 from rlworkbench.agents import Agent, builtin_config
 from rlworkbench.spaces import FloatBox, IntBox
@@ -25,13 +26,7 @@ def small_config(**sections: Any) -> dict[str, Any]:
     config["memory"]["capacity"] = 256
     config["update"].update(batch_size=8, learning_starts=16)
     config["loss"]["n_step"] = 1
-    for key, value in sections.items():
-        if isinstance(value, dict) and isinstance(config.get(key), dict) and value.get("type") in (
-                None, config[key].get("type")):
-            config[key].update(value)
-        else:
-            config[key] = value
-    return config
+    return with_sections(config, sections)
 
 
 def small_agent(backend: str, seed: int = 3, **sections: Any) -> Agent:

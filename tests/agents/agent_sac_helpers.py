@@ -7,6 +7,7 @@ import copy
 from typing import Any
 
 import numpy as np
+from agent_test_support import with_sections
 
 import rlworkbench.agents.sac  # noqa: F401  (registers "sac": the agents package does not import it yet)
 from rlworkbench.agents import Agent, builtin_config
@@ -26,13 +27,7 @@ def small_config(**sections: Any) -> dict[str, Any]:
         config[part]["network"] = [{"type": "dense", "units": 16, "activation": "relu"}]
     config["memory"]["capacity"] = 256
     config["update"].update(batch_size=8, learning_starts=16)
-    for key, value in sections.items():
-        if isinstance(value, dict) and isinstance(config.get(key), dict) and value.get("type") in (
-                None, config[key].get("type")):
-            config[key].update(value)
-        else:
-            config[key] = value
-    return config
+    return with_sections(config, sections)
 
 
 def small_agent(backend: str, seed: int = 3, action_space: Space = ACTIONS, **sections: Any) -> Agent:

@@ -7,6 +7,7 @@ import copy
 from typing import Any
 
 import numpy as np
+from agent_test_support import with_sections
 
 import rlworkbench.agents.ppo  # noqa: F401  (registers "ppo")
 from rlworkbench import nest
@@ -25,13 +26,7 @@ def small_ppo_config(**sections: Any) -> dict[str, Any]:
     config["policy"]["network"] = [{"type": "dense", "units": 16, "activation": "tanh"}]
     config["policy"]["value_network"] = [{"type": "dense", "units": 16, "activation": "tanh"}]
     config["update"].update(rollout_length=5, num_epochs=2, num_minibatches=2)
-    for key, value in sections.items():
-        if isinstance(value, dict) and isinstance(config.get(key), dict) and value.get("type") in (
-                None, config[key].get("type")):
-            config[key].update(value)
-        else:
-            config[key] = value
-    return config
+    return with_sections(config, sections)
 
 
 def small_ppo(backend: str, seed: int = 3, action_space: Space = ACTIONS, **sections: Any) -> Agent:

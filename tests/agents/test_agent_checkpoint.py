@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 from agent_helpers import ACTIONS, STATES, small_agent, transitions
+from agent_test_support import assert_same_weights
 
 from rlworkbench.agents import Agent, CheckpointError
 from rlworkbench.agents.checkpoint import MANIFEST
@@ -21,12 +22,6 @@ def trained_agent(backend: str, updates: int = 5, **sections):
     for _ in range(updates):
         agent.update()
     return agent
-
-
-def assert_same_weights(a: dict, b: dict) -> None:
-    assert sorted(a) == sorted(b)
-    for name, value in a.items():
-        np.testing.assert_array_equal(value, b[name], err_msg=name)
 
 
 def test_save_load_continue_is_exact(backend, tmp_path):

@@ -7,6 +7,7 @@ import json
 
 import pytest
 from agent_helpers import ACTIONS, STATES, small_config
+from agent_test_support import assert_config_error
 
 from rlworkbench.agents import Agent, builtin_config, builtin_configs, load_config, validate_config
 from rlworkbench.agents.config import merge_defaults
@@ -52,12 +53,7 @@ def config_error(**sections) -> ConfigError:
     ({"preprocessing": [{"type": "dense", "units": 3}]}, "preprocessing/0/type", None),
 ])
 def test_errors_name_the_json_path_and_what_is_allowed(sections, path, expected):
-    error = config_error(**sections)
-    assert error.key_path == path, str(error)
-    if isinstance(expected, list):
-        assert error.expected == expected
-    elif expected is not None:
-        assert expected in str(error.expected), str(error)
+    assert_config_error(config_error(**sections), path, expected)
 
 
 def test_unknown_layer_types_list_the_known_ones():

@@ -5,16 +5,11 @@ rollout still being collected is not saved (the loading agent drops its own)."""
 from __future__ import annotations
 
 import numpy as np
+from agent_test_support import assert_same_weights
 from ppo_helpers import ACTIONS, STATES, observe_random, small_ppo
 
 from rlworkbench.agents import Agent
 from rlworkbench.agents.ppo import PPOAgent
-
-
-def assert_same_weights(a: dict, b: dict) -> None:
-    assert sorted(a) == sorted(b)
-    for name, value in a.items():
-        np.testing.assert_array_equal(value, b[name], err_msg=name)
 
 
 def trained(backend: str, rollouts: int = 2):

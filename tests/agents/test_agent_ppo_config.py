@@ -4,6 +4,7 @@ defaults merge section by section, and the shipped CartPole config validates."""
 from __future__ import annotations
 
 import pytest
+from agent_test_support import assert_config_error
 from ppo_helpers import ACTIONS, STATES, small_ppo_config
 
 from rlworkbench.agents import Agent, builtin_config, builtin_configs, validate_config
@@ -48,12 +49,7 @@ def config_error(**sections) -> ConfigError:
      ["discount", "loss", "optimizer", "policy", "preprocessing", "type", "update"]),
 ])
 def test_errors_name_the_json_path_and_what_is_allowed(sections, path, expected):
-    error = config_error(**sections)
-    assert error.key_path == path, str(error)
-    if isinstance(expected, list):
-        assert error.expected == expected
-    elif expected is not None:
-        assert expected in str(error.expected), str(error)
+    assert_config_error(config_error(**sections), path, expected)
 
 
 def test_component_errors_after_the_schema_name_their_section():

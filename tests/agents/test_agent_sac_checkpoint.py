@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from agent_sac_helpers import ACTIONS, DISCRETE, STATES, observe, small_agent, transitions
+from agent_test_support import assert_same_weights
 
 from rlworkbench.agents import Agent, CheckpointError
 from rlworkbench.spaces import Space
@@ -18,12 +19,6 @@ def trained_agent(backend: str, updates: int = 5, action_space: Space = ACTIONS,
     for _ in range(updates):
         agent.update()
     return agent
-
-
-def assert_same_weights(a: dict, b: dict) -> None:
-    assert sorted(a) == sorted(b)
-    for name, value in a.items():
-        np.testing.assert_array_equal(value, b[name], err_msg=name)
 
 
 def test_save_load_continue_is_exact(backend, tmp_path):
