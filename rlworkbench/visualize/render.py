@@ -124,7 +124,8 @@ class _Renderer:
         box = self.folding.box_for(component)
         if box is not None:
             return self._box_node(box)
-        style = "rounded,filled,bold" if component is self.focus else "rounded,filled"
+        style = ("rounded,dashed" if self.view.graph is None  # structure only: every method, none called yet
+                 else "rounded,filled,bold" if component is self.focus else "rounded,filled")
         return self._add_node(component, ("api", id(component), api_name), label=api_name, shape="box",
                               style=style, fillcolor="white")
 
@@ -172,13 +173,10 @@ class _Renderer:
             for fn_call in self.view.graph.graph_fn_calls:
                 if id(fn_call.api_call) in in_view and self.folding.box_for(fn_call.component) is None:
                     self._graph_fn_edge(fn_call)
-        if self.view.graph is None:  # structure only: every API method, dashed
+        if self.view.graph is None:  # structure only: every API method
             for component in self.focus.walk():
                 for name in component.api_methods:
-                    key = self._api_node(component, name)
-                    for node_key, attrs in self.nodes.get(id(component), []):
-                        if node_key == key:
-                            attrs["style"] = "rounded,dashed"
+                    self._api_node(component, name)
         self._stuck_marker()
 
     def _graph_fn_edge(self, call: GraphFnCall) -> None:
@@ -198,8 +196,8 @@ class _Renderer:
             return
         missing = self._add_node(component, ("missing",), label=f"no space for\n'{stuck.argument}'", shape="note",
                                  style="filled", fillcolor="#fee2e2", color=STUCK_COLOR, fontcolor=STUCK_COLOR)
-        self._edge(missing, self._api_node(component, stuck.api_method), "")
         self.stuck_edge = (missing, self._api_node(component, stuck.api_method))
+        self._edge(*self.stuck_edge, "")
 
     # ----- drawing ------------------------------------------------------------------------------------------------
     def draw(self, rankdir: str) -> ComponentDigraph:
