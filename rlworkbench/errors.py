@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from rlworkbench.drawable import DRAW_HINT
+
 _CONTEXT_FIELDS = ("component", "api_method", "graph_fn", "argument", "key_path")
 
 
@@ -97,14 +99,9 @@ class BuildError(RLWorkbenchError):
         super().__init__(message, **context)
         self.graph = graph
 
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        """Jupyter draws a failed build's partial graph with the stuck component and argument in red."""
-        if self.graph is None:
-            return {"text/plain": f"{type(self).__name__}: {self}"}
-        from rlworkbench.display import graph_bundle
-
-        return graph_bundle(self, f"{type(self).__name__}: {self}")
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        hint = "" if self.graph is None else f"\n({DRAW_HINT})"
+        printer.text(f"{type(self).__name__}: {self}{hint}")
 
 
 class ConfigError(RLWorkbenchError, ValueError):

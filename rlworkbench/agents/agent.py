@@ -23,6 +23,7 @@ from rlworkbench.agents.random_streams import is_stream, new_stream, reseed_gene
 from rlworkbench.agents.registry import agent_class
 from rlworkbench.agents.transitions import EpisodeTracker
 from rlworkbench.core.builder import build
+from rlworkbench.drawable import pretty_with_draw_hint
 from rlworkbench.errors import BuildError, CheckpointError, ConfigError, SpaceError
 from rlworkbench.spaces import ContainerSpace, Space
 
@@ -44,6 +45,8 @@ class Agent(abc.ABC):
     observed), ``updates`` (gradient updates) and ``episodes`` (episodes seen ending). ``config`` is the
     validated config, defaults filled in.
     """
+
+    _repr_pretty_ = pretty_with_draw_hint  # in IPython: repr plus how to get the picture
 
     type_name: ClassVar[str] = ""
     schema: ClassVar[dict[str, Any]] = {}
@@ -287,12 +290,6 @@ class Agent(abc.ABC):
         if self.executor is None:
             raise BuildError(f"{what} needs a built agent: call build() first", component=self.root.path)
         return self.executor
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        """Jupyter draws an agent as its root component's graph."""
-        from rlworkbench.display import graph_bundle
-
-        return graph_bundle(self)
 
     def __repr__(self) -> str:
         state = "built" if self.executor is not None else "not built"

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rlworkbench.core.decorators import Declared
 from rlworkbench.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -54,9 +55,9 @@ class Backend(abc.ABC):
     def run_build(self, graph: ComponentGraph, propagate: Callable[[dict[int, Any]], None]) -> None:
         """Runs the build's space propagation in whatever context the backend needs.
 
-        ``propagate(probe_values)`` creates variables and runs graph functions; ``probe_values`` maps record ids
-        to values. A define-by-run backend starts it empty (values are sampled as needed); a static-graph backend
-        traces it once inside one graph, with placeholders for the root's inputs.
+        ``propagate(samples)`` creates variables and runs graph functions; ``samples`` maps record ids to values.
+        A define-by-run backend starts it empty (values are sampled as needed); a static-graph backend traces it
+        once inside one graph, with placeholders for the root's inputs.
         """
         propagate({})
 
@@ -83,19 +84,42 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def assign(self, variable: Any, value: np.ndarray) -> None: ...
 
+    def variable_version(self, variable: Any) -> int | None:
+        """How often ``variable`` was written since it was created (0: never), for backends whose build runs
+        graph functions for real; ``None`` where nothing runs during a build (the default)."""
+        return None
+
+    def clear_gradients(self, variables: list[Any]) -> None:  # noqa: B027 - an optional hook
+        """Drops gradients the build's sample passes left on ``variables`` (backends that keep them on variables)."""
+
     @abc.abstractmethod
     def infer_output_spaces(self, component: Component, call: GraphFnCall, fn: Callable[..., Any],
-                            probe_values: dict[int, Any]) -> list[Space]:
-        """Runs (or traces) a graph function on its input spaces and returns the spaces of its outputs.
+                            samples: dict[int, Any]) -> list[Space]:
+        """Runs (or traces) a graph function on its input spaces and returns the exact spaces of its outputs
+        (see :mod:`rlworkbench.core.space_inference`).
 
-        ``probe_values`` (record id → value) lets a define-by-run backend feed each graph function the real
-        outputs of the ones before it, so a probe is one forward pass through the graph (gradients included);
-        the build drops it when done.
+        ``samples`` (record id → value) lets a define-by-run backend feed each graph function the real outputs of
+        the ones before it, so a sample pass is one forward pass through the graph (gradients included); the
+        build drops it when done.
         """
 
     @abc.abstractmethod
+    def bind_call(self, declared: Declared, component: Component) -> Callable[..., Any]:
+        """The callable ``component.<declared.name>`` gives once built: the user's function bound to the
+        component, wrapped only as the backend must (devices, container options, name scopes)."""
+
+    @abc.abstractmethod
     def make_executor(self, graph: ComponentGraph, **options: Any) -> Executor:
-        """Installs the fast path on the built components and returns the executor for the root."""
+        """The executor for the root (the built calls are bound by then: :func:`bind_built_calls`)."""
+
+
+def bind_built_calls(graph: ComponentGraph, backend: Backend) -> None:
+    """Gives each built component its table of bound calls — the one place a build changes what
+    ``component.<api method or graph function>`` resolves to (see :mod:`rlworkbench.core.decorators`)."""
+    for component in graph.called_components:
+        cls = type(component)
+        declared = [getattr(cls, name) for name in dict.fromkeys([*component.api_methods, *component.graph_fns])]
+        component._built_calls = {item: backend.bind_call(item, component) for item in declared}
 
 
 def register_backend(name: str, target: str) -> None:

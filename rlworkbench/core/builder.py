@@ -2,17 +2,22 @@
 
 A component is *input-complete* once every argument of every API method it must build has a space; then its
 ``create_variables`` runs under its device, and its graph functions run (or are traced) as soon as their inputs
-have spaces, giving the spaces of their outputs to the next components. Components are visited breadth first;
-one whose ``create_variables`` reads other components' variables (``reads_variables_of``: an optimizer, a target
-network sync) also waits until those are built.
-If the build gets stuck, the :class:`BuildError` names the component, API method and argument whose space
+have spaces, giving the spaces of their outputs to the next components. One whose ``create_variables`` reads
+other components' variables (``reads_variables_of``: an optimizer, a target network sync) also waits until those
+are built. Propagation is driven by a ready queue: each record knows who waits for its space, so a component or
+a graph function call is looked at once when its last missing input arrives — the cost grows linearly with the
+graph. If the build gets stuck, the :class:`BuildError` names the component, API method and argument whose space
 never arrived, and carries the partial graph.
+
+What the build runs leaves nothing behind: variables a sample pass wrote are put back to the values they had
+after ``create_variables``, gradients are dropped and random generators reseeded (see :class:`_Restorer`).
 """
 
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable, Mapping
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -26,7 +31,7 @@ from rlworkbench.core.executor import Executor
 from rlworkbench.core.graph import ComponentGraph, Stuck
 from rlworkbench.core.records import GraphFnCall, Record
 from rlworkbench.errors import BuildError, ConfigError, RLWorkbenchError
-from rlworkbench.spaces import Space
+from rlworkbench.spaces import Space, as_space
 
 
 def build(root: Component, input_spaces: Mapping[str, Any], backend: str | Backend | None = None,
@@ -34,17 +39,18 @@ def build(root: Component, input_spaces: Mapping[str, Any], backend: str | Backe
           api_methods: Iterable[str] | None = None, executor_options: Mapping[str, Any] | None = None) -> Executor:
     """Assembles and builds ``root``; returns its executor.
 
-    ``input_spaces`` maps the root's API parameter names to spaces (a list of spaces for a ``*args``
-    parameter). ``device_map`` maps component paths below the root (glob patterns, e.g. ``"policy/*"``) to
-    devices. ``seed`` makes variable initial values reproducible (and equal across backends).
-    ``executor_options`` go to the backend's executor (e.g. ``{"jit_compile": True}`` for XLA on TensorFlow).
+    ``input_spaces`` maps the root's API parameter names to spaces (rlworkbench or Gymnasium spaces; a list of
+    spaces for a ``*args`` parameter; optional parameters — ``None`` defaults — only when they take a value).
+    ``device_map`` maps component paths below the root (glob patterns, e.g. ``"policy/*"``) to devices. ``seed``
+    makes variable initial values reproducible (and equal across backends). ``executor_options`` go to the
+    backend's executor (e.g. ``{"jit_compile": True}`` for XLA on TensorFlow).
     """
     backend = get_backend(backend)
     for component in root.walk():
         component._reset_build_state()
     spaces, arity = _expand_var_args(root, input_spaces)
     try:
-        graph = assemble(root, api_methods, arity)
+        graph = assemble(root, api_methods, arity, optional_given=spaces)
         graph.backend_name = backend.name
         observers.remember_graph(root, graph)
         _check_input_keys(graph, spaces)
@@ -71,19 +77,16 @@ def _expand_var_args(root: Component, input_spaces: Mapping[str, Any]) -> tuple[
         if spec.var_param:
             indices = [k for k in spaces if k.startswith(f"{spec.var_param}[")]
             arity[name] = len(indices)
-    for key, value in spaces.items():
-        if not isinstance(value, Space):
-            raise ConfigError("input spaces must be Space objects", component=root.path, argument=key,
-                              expected="Space", got=type(value).__name__)
-    return spaces, arity
+    return {key: as_space(value, argument=key, component=root.path) for key, value in spaces.items()}, arity
 
 
 def _check_input_keys(graph: ComponentGraph, spaces: dict[str, Space]) -> None:
     known = {param for inputs in graph.root_inputs.values() for param in inputs}
     unknown = sorted(set(spaces) - known)
     if unknown:
+        optional = {p for name in graph.root_inputs for p in graph.root.api_methods[name].params}
         raise BuildError("input spaces given for arguments no root API method has", component=graph.root.path,
-                         expected=sorted(known), got=unknown, graph=graph)
+                         expected=sorted(known | optional), got=unknown, graph=graph)
 
 
 def resolve_devices(root: Component, device_map: Mapping[str, str] | None, backend: Backend) -> dict[int, str]:
@@ -114,14 +117,40 @@ def resolve_devices(root: Component, device_map: Mapping[str, str] | None, backe
     return devices
 
 
+class _Restorer:
+    """Puts back what the build's sample passes changed. Right after a component's ``create_variables`` it notes
+    each variable's version (a backend's write counter; None where nothing ever runs during the build); after the
+    build, a variable whose version moved gets its initial value again (regenerated from the seed, or a copy taken
+    then if ``create_variables`` itself wrote it). Nothing is copied for variables the passes did not touch."""
+
+    def __init__(self, backend: Backend):
+        self.backend = backend
+        self.noted: list[tuple[Component, str, Any, Any, np.ndarray | None]] = []
+
+    def note(self, component: Component) -> None:
+        for name, variable in component._variables.items():
+            now = self.backend.variable_version(variable)
+            written = bool(now)  # create_variables itself wrote it: keep a copy of what it made
+            self.noted.append((component, name, variable, now, self.backend.read(variable) if written else None))
+
+    def restore(self, components: list[Component]) -> None:
+        for component, name, variable, noted_version, value in self.noted:
+            if noted_version is not None and self.backend.variable_version(variable) != noted_version:
+                self.backend.assign(variable, value if value is not None else component._initial_value(name))
+        self.backend.clear_gradients([variable for _, _, variable, _, _ in self.noted])
+        for component in components:
+            for generator, seed in component._generators.values():
+                self.backend.reseed(generator, seed)
+
+
 class _Build:
     def __init__(self, graph: ComponentGraph, backend: Backend, devices: dict[int, str], seed: int):
         self.graph = graph
         self.backend = backend
         self.devices = devices
         self.seed = seed
-        self.snapshots: list[tuple[Any, np.ndarray]] = []
-        self.probe_values: dict[int, Any] = {}
+        self.restorer = _Restorer(backend)
+        self.samples: dict[int, Any] = {}
 
     def run(self, spaces: dict[str, Space]) -> None:
         graph, root = self.graph, self.graph.root
@@ -138,35 +167,97 @@ class _Build:
             component.resolved_device = self.devices[id(component)]
             component._seed = self.seed
         self.backend.run_build(graph, self._propagate)
-        for component in graph.called_components:
+        called = graph.called_components
+        for component in called:
             component.input_spaces = self._known_inputs(component)
-        for variable, value in self.snapshots:  # undo whatever probe runs did to state (memories, counters)
-            self.backend.assign(variable, value)
-        for component in graph.called_components:
-            for generator, seed in component._generators.values():
-                self.backend.reseed(generator, seed)
+        self.restorer.restore(called)
 
-    def _propagate(self, probe_values: dict[int, Any]) -> None:
-        """Creates variables and runs graph functions as spaces arrive, breadth first, until done or stuck."""
-        self.probe_values = probe_values
+    # ----- propagation ---------------------------------------------------------------------------------------
+    def _propagate(self, samples: dict[int, Any]) -> None:
+        """Creates variables and runs graph functions as spaces arrive, until done or stuck."""
+        self.samples = samples
         graph = self.graph
         waiting = graph.called_components
-        pending = list(graph.graph_fn_calls)
-        progress = True
-        while progress and (waiting or pending):
-            progress = False
-            for component in list(waiting):
-                if not self._missing_inputs(component) and not self._unbuilt_sources(component, waiting):
-                    self._create_variables(component)
-                    waiting.remove(component)
-                    progress = True
-            for call in list(pending):
-                if call.component.built and all(r.space is not None for r in call.input_records()):
-                    self._run_graph_fn(call)
-                    pending.remove(call)
-                    progress = True
-        if waiting or pending:
-            self._raise_stuck(waiting, pending)
+        self.unbuilt = {id(c) for c in waiting}
+        missing: dict[int, set[tuple[str, str]]] = {}  # component id -> (api, param) still without a space
+        listeners: dict[int, list[Callable[[], None]]] = {}  # record id -> what to tell when its space arrives
+        ready_components: deque[Component] = deque()
+        ready_calls: deque[GraphFnCall] = deque()
+        blocked: list[Component] = []  # input-complete, waiting for variables of others (reads_variables_of)
+
+        def component_gets(component: Component, key: tuple[str, str]) -> Callable[[], None]:
+            def arrived() -> None:
+                keys = missing[id(component)]
+                if key in keys:
+                    keys.discard(key)
+                    if not keys:
+                        ready_components.append(component)
+            return arrived
+
+        for component in waiting:
+            needed: dict[tuple[str, str], list[Record]] = {}
+            for call in graph.calls_of(component):
+                if call.spec.must_be_complete:
+                    for param, record in call.input_records().items():
+                        needed.setdefault((call.name, param), []).append(record)
+            keys = {key for key, records in needed.items() if all(r.space is None for r in records)}
+            missing[id(component)] = keys
+            for key in keys:
+                for record in needed[key]:
+                    listeners.setdefault(record.id, []).append(component_gets(component, key))
+            if not keys:
+                ready_components.append(component)
+
+        pending_inputs: dict[int, int] = {}  # graph fn call id -> input records without a space
+        for call in graph.graph_fn_calls:
+            unknown = [r for r in call.input_records() if r.space is None]
+            pending_inputs[id(call)] = len(unknown)
+            for record in unknown:
+                listeners.setdefault(record.id, []).append(self._call_gets(call, pending_inputs, ready_calls))
+        calls_of_component: dict[int, list[GraphFnCall]] = {}
+        for call in graph.graph_fn_calls:
+            calls_of_component.setdefault(id(call.component), []).append(call)
+
+        done_calls: set[int] = set()
+        while ready_components or ready_calls or blocked:
+            progressed = False
+            while ready_components:
+                component = ready_components.popleft()
+                if self._unbuilt_sources(component):
+                    blocked.append(component)
+                    continue
+                self._create_variables(component)
+                self.unbuilt.discard(id(component))
+                progressed = True
+                ready_calls.extend(c for c in calls_of_component.get(id(component), []) if not pending_inputs[id(c)])
+            still = [c for c in blocked if self._unbuilt_sources(c)]
+            if len(still) < len(blocked):
+                ready_components.extend(c for c in blocked if c not in still)
+                blocked = still
+                continue
+            while ready_calls:
+                call = ready_calls.popleft()
+                if id(call) in done_calls or not call.component.built:
+                    continue
+                self._run_graph_fn(call)
+                done_calls.add(id(call))
+                progressed = True
+                for record in call.outputs:
+                    for tell in listeners.pop(record.id, ()):
+                        tell()
+            if not progressed:
+                break
+        pending = [c for c in graph.graph_fn_calls if id(c) not in done_calls]
+        if self.unbuilt or pending:
+            self._raise_stuck([c for c in waiting if id(c) in self.unbuilt], pending)
+
+    @staticmethod
+    def _call_gets(call: GraphFnCall, pending_inputs: dict[int, int], ready: deque[GraphFnCall]) -> Callable[[], None]:
+        def arrived() -> None:
+            pending_inputs[id(call)] -= 1
+            if not pending_inputs[id(call)] and call.component.built:
+                ready.append(call)
+        return arrived
 
     def _missing_inputs(self, component: Component) -> list[tuple[str, str]]:
         needed: dict[tuple[str, str], bool] = {}
@@ -177,7 +268,7 @@ class _Build:
                     needed[key] = needed.get(key, False) or record.space is not None
         return [key for key, known in needed.items() if not known]
 
-    def _unbuilt_sources(self, component: Component, waiting: list[Component]) -> list[Component]:
+    def _unbuilt_sources(self, component: Component) -> list[Component]:
         """The components named by ``reads_variables_of`` with (called) sub-components still to be built; the
         asking component's own subtree does not count (an optimizer of its parent's variables)."""
         try:
@@ -186,7 +277,7 @@ class _Build:
             raise self._located(error, component=component.path) from None
         if not sources:
             return []
-        unbuilt = {id(c) for c in waiting} - {id(c) for c in component.walk()}
+        unbuilt = self.unbuilt - {id(c) for c in component.walk()}
         return [source for source in sources if any(id(c) in unbuilt for c in source.walk())]
 
     def _known_inputs(self, component: Component) -> dict[str, Space]:
@@ -208,7 +299,7 @@ class _Build:
             raise BuildError(f"create_variables failed: {type(error).__name__}: {error}", component=component.path,
                              graph=self.graph) from error
         component._built = True
-        self.snapshots.extend((v, self.backend.read(v)) for v in component._variables.values())
+        self.restorer.note(component)
 
     def _run_graph_fn(self, call: GraphFnCall) -> None:
         component, spec = call.component, call.spec
@@ -221,7 +312,7 @@ class _Build:
             else:
                 fn = with_container_options(spec, spec.implementation(self.backend.name))
                 with self.backend.device_scope(component.resolved_device):
-                    spaces = self.backend.infer_output_spaces(component, call, fn, self.probe_values)
+                    spaces = self.backend.infer_output_spaces(component, call, fn, self.samples)
         except RLWorkbenchError as error:
             self._located(error, component=component.path, api_method=call.api_call.name, graph_fn=spec.name)
             raise
@@ -243,6 +334,7 @@ class _Build:
             error.graph = self.graph
         return error.add_context(**context)
 
+    # ----- when it gets stuck -----------------------------------------------------------------------------------
     def _raise_stuck(self, waiting: list[Component], pending: list[GraphFnCall]) -> None:
         missing = [(c, api_name, param) for c in waiting for api_name, param in self._missing_inputs(c)]
         if missing:
@@ -254,7 +346,7 @@ class _Build:
                              "create its variables (if the value depends on this component's own outputs, "
                              "declare the API method with @api(must_be_complete=False))",
                              component=component.path, api_method=api_name, argument=param, graph=self.graph)
-        blocked = [(c, source) for c in waiting for source in self._unbuilt_sources(c, waiting)]
+        blocked = [(c, source) for c in waiting for source in self._unbuilt_sources(c)]
         if blocked:
             component, source = blocked[0]
             api_name = self.graph.calls_of(component)[0].name
@@ -288,4 +380,3 @@ class _Build:
                 return f" (it comes from graph function '{producer.name}' of '{producer.component.path}', " \
                        "which never ran)"
         return ""
-

@@ -11,11 +11,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from rlworkbench.core import initializers, observers
-from rlworkbench.core.decorators import ApiSpec, GraphFnSpec
+from rlworkbench.core.decorators import ApiMethod, ApiSpec, Declared, GraphFnSpec, GraphFunction
+from rlworkbench.drawable import pretty_with_draw_hint
 from rlworkbench.errors import BuildError, ConfigError, SpaceError
 
 if TYPE_CHECKING:
     from rlworkbench.core.backend import Backend
+    from rlworkbench.core.ops import Ops
     from rlworkbench.spaces import Space
 
 _NAME = re.compile(r"^[A-Za-z0-9_.\-]+$")
@@ -35,6 +37,8 @@ class Component:
     space. Components talk to each other only through API methods.
     """
 
+    _repr_pretty_ = pretty_with_draw_hint  # in IPython: repr plus how to get the picture
+
     api_methods: ClassVar[dict[str, ApiSpec]] = {}  # filled per class by __init_subclass__
     graph_fns: ClassVar[dict[str, GraphFnSpec]] = {}
 
@@ -44,10 +48,17 @@ class Component:
         fns: dict[str, GraphFnSpec] = {}
         for klass in reversed(cls.__mro__):
             for attr, value in vars(klass).items():
-                if hasattr(value, "_rlw_api"):
-                    apis[attr] = value._rlw_api
-                elif hasattr(value, "_rlw_graph_fn"):
-                    fns[attr] = value._rlw_graph_fn
+                if isinstance(value, Declared) and attr != value.name:
+                    continue  # an alias (a variant registered under another name)
+                if isinstance(value, ApiMethod):
+                    apis[attr] = value.spec
+                    if value.spec.graph_fn is not None:
+                        fns[attr] = value.spec.graph_fn
+                    else:
+                        fns.pop(attr, None)
+                elif isinstance(value, GraphFunction):
+                    fns[attr] = value.spec
+                    apis.pop(attr, None)
                 elif attr in apis or attr in fns:  # overridden by a plain attribute
                     apis.pop(attr, None)
                     fns.pop(attr, None)
@@ -179,15 +190,22 @@ class Component:
             raise BuildError("variables can only be created during the build", component=self.path)
         if name in self._variables:
             raise BuildError(f"variable '{name}' created twice", component=self.path)
-        rng = np.random.default_rng([self._seed, zlib.crc32(f"{self.path}/{name}".encode())])
-        value = np.asarray(initializers.initialize(initializer, tuple(shape), rng), dtype=dtype)
-        if value.shape != tuple(shape):
-            raise BuildError(f"initializer of '{name}' gave the wrong shape", component=self.path,
-                             expected=tuple(shape), got=value.shape)
+        self._variable_inits[name] = (initializer, tuple(shape), dtype)
+        value = self._initial_value(name)
         variable = self.backend.create_variable(self, name, value, trainable, layout)
         self._variables[name] = variable
         self._trainable[name] = trainable and value.dtype.kind == "f"  # only floats take gradients
         return variable
+
+    def _initial_value(self, name: str) -> np.ndarray:
+        """The initial value of variable ``name``, made (again) from its initializer and the build seed."""
+        initializer, shape, dtype = self._variable_inits[name]
+        rng = np.random.default_rng([self._seed, zlib.crc32(f"{self.path}/{name}".encode())])
+        value = np.asarray(initializers.initialize(initializer, shape, rng), dtype=dtype)
+        if value.shape != shape:
+            raise BuildError(f"initializer of '{name}' gave the wrong shape", component=self.path,
+                             expected=shape, got=value.shape)
+        return value
 
     def create_random_generator(self, name: str = "rng") -> Any:
         """A backend random generator for ``ops.random_*``, seeded from the build seed and this component's path
@@ -246,14 +264,14 @@ class Component:
         return self._built
 
     def _reset_build_state(self) -> None:
-        """Forgets everything a build attached (variables, spaces, the fast-path functions)."""
-        for name in list(self.api_methods) + list(self.graph_fns):
-            self.__dict__.pop(name, None)
+        """Forgets everything a build attached (variables, spaces, the bound calls)."""
+        self._built_calls: dict[Declared, Callable[..., Any]] = {}  # what the build bound (see core.decorators)
         self.backend: Backend | None = None
-        self.ops: Any = None
+        self.ops: Ops | None = None
         self.input_spaces: dict[str, Space] = {}
         self.resolved_device: str | None = None
         self._variables: dict[str, Any] = {}
+        self._variable_inits: dict[str, tuple[Any, tuple[int, ...], Any]] = {}
         self._trainable: dict[str, bool] = {}
         self._generators: dict[str, tuple[Any, int]] = {}
         self._built = False
@@ -267,6 +285,7 @@ class Component:
             memo.update({id(g): None for g, _ in component._generators.values()})
             memo[id(component.backend)] = None
             memo[id(component.ops)] = component.ops
+            memo[id(component._built_calls)] = None  # bound to the original; the copy is reset below
         duplicate = _copy.deepcopy(self, memo)
         for component in duplicate.walk():
             component._reset_build_state()
@@ -276,12 +295,6 @@ class Component:
         if device is not None:
             duplicate.device = device
         return duplicate
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        """Jupyter draws a component as its graph (the latest build's, else the unbuilt structure)."""
-        from rlworkbench.display import graph_bundle
-
-        return graph_bundle(self)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}('{self.path}')"

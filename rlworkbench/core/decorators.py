@@ -1,8 +1,18 @@
 """``@api`` and ``@graph_fn``: how a component declares what it offers and where its maths lives.
 
-Both decorators only attach a spec and a thin wrapper that records the call during assembly. After the build,
-the backend puts plain bound functions on each built component instance, which shadow these wrappers: a call
-on a built graph runs the user's function directly, with no decorator bookkeeping (the paper's fast path).
+Each decorator turns the function into a descriptor (:class:`ApiMethod`, :class:`GraphFunction`) that keeps the
+user's function and a spec. What ``component.name`` gives is decided in one place, :meth:`Declared.__get__`:
+
+- on a built component, the callable the build bound for it — the user's own function, bound to the component
+  (wrapped only where the backend must: another device, container options, TensorFlow name scopes). Calling it is
+  an ordinary Python call: after a build, ``agent.get_actions`` → executor → root API method → sub-component API
+  method → graph function is a chain of plain calls you can step through;
+- in a thread that intercepts calls (:mod:`~rlworkbench.core.call_modes`: an assembly recording the component
+  graph, a TensorBoard trace), whatever that thread's handler says — other threads are not affected;
+- on a component that is not built, a function that raises a :class:`BuildError` saying so.
+
+``@api`` stacked on ``@graph_fn`` declares an API method whose body *is* the graph function (no forwarding
+method); the component graph still shows both.
 """
 
 from __future__ import annotations
@@ -11,32 +21,13 @@ import functools
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rlworkbench.core import assembly
+from rlworkbench.core import call_modes
+from rlworkbench.errors import BuildError
 
-
-@dataclass
-class ApiSpec:
-    """What ``@api`` knows of a method: its name, parameters and whether it gates variable creation."""
-
-    name: str
-    fn: Callable[..., Any]
-    must_be_complete: bool = True
-    signature: inspect.Signature = field(init=False)
-    params: list[str] = field(init=False)
-    var_param: str | None = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.signature = inspect.signature(self.fn)
-        parameters = list(self.signature.parameters.values())[1:]  # without self
-        self.params = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        var = [p.name for p in parameters if p.kind is p.VAR_POSITIONAL]
-        self.var_param = var[0] if var else None
-        unsupported = [p.name for p in parameters if p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD)]
-        if unsupported:
-            raise TypeError(f"API method '{self.name}': keyword-only parameters {unsupported} are not supported; "
-                            "every API input is a record")
+if TYPE_CHECKING:
+    from rlworkbench.core.component import Component
 
 
 @dataclass
@@ -61,23 +52,137 @@ class GraphFnSpec:
         return self.variants.get(backend_name, self.fn)
 
 
-def api(fn: Callable[..., Any] | None = None, *, must_be_complete: bool = True, name: str | None = None):
+@dataclass
+class ApiSpec:
+    """What ``@api`` knows of a method: its name, parameters and whether it gates variable creation.
+
+    ``params`` are the named inputs in order (positional ones, then keyword-only ones); ``optional`` those whose
+    default is ``None`` (an input that may be left out: it needs no space and arrives as ``None``);
+    ``var_param`` a ``*args`` parameter. ``graph_fn`` is set when the API method is a graph function itself.
+    """
+
+    name: str
+    fn: Callable[..., Any]
+    must_be_complete: bool = True
+    graph_fn: GraphFnSpec | None = None
+    signature: inspect.Signature = field(init=False)
+    params: list[str] = field(init=False)
+    keyword_only: list[str] = field(init=False)
+    optional: set[str] = field(init=False)
+    var_param: str | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.signature = inspect.signature(self.fn)
+        parameters = list(self.signature.parameters.values())[1:]  # without self
+        positional = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        self.keyword_only = [p.name for p in parameters if p.kind is p.KEYWORD_ONLY]
+        self.params = positional + self.keyword_only
+        self.optional = {p.name for p in parameters if p.default is None}
+        var = [p.name for p in parameters if p.kind is p.VAR_POSITIONAL]
+        self.var_param = var[0] if var else None
+        if any(p.kind is p.VAR_KEYWORD for p in parameters):
+            raise TypeError(f"API method '{self.name}': **kwargs are not supported; every API input is a record "
+                            "with a name")
+
+
+class Declared:
+    """A declared callable of a component (API method or graph function); see the module docstring."""
+
+    kind = ""  # "api" or "graph_fn"
+
+    def __init__(self, fn: Callable[..., Any], spec: ApiSpec | GraphFnSpec):
+        self.fn, self.spec, self.name = fn, spec, spec.name
+        functools.update_wrapper(self, fn)
+
+    def __get__(self, component: Component | None, owner: type | None = None) -> Any:
+        if component is None:
+            return self
+        if call_modes.active:
+            found = call_modes.handled(self, component)
+            if found is not None:
+                return found
+        try:
+            return component._built_calls[self]
+        except (KeyError, AttributeError):
+            return self._not_bound(component)
+
+    def _not_bound(self, component: Component) -> Callable[..., Any]:
+        """A built component reached through ``super()`` binds the base's function now; an unbuilt one raises."""
+        if getattr(component, "_built", False) and component.backend is not None:
+            bound = component.backend.bind_call(self, component)
+            component._built_calls[self] = bound
+            return bound
+        what, where = (("API methods", {"api_method": self.name}) if self.kind == "api"
+                       else ("graph functions", {"graph_fn": self.name}))
+
+        def not_built(*args: Any, **kwargs: Any) -> Any:
+            raise BuildError(f"this component is not built: build it (ComponentTest, build(...), an agent) before "
+                             f"calling its {what}", component=component.path, **where)
+
+        return not_built
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.__qualname__}>"
+
+
+class GraphFunction(Declared):
+    """``@graph_fn``: the user's function plus its :class:`GraphFnSpec`."""
+
+    kind = "graph_fn"
+    spec: GraphFnSpec
+
+    def variant(self, backend_name: str) -> Callable[[Callable[..., Any]], GraphFunction]:
+        """``@name.variant("tf")`` adds a body for one backend, where the maths truly differs."""
+
+        def register(body: Callable[..., Any]) -> GraphFunction:
+            self.spec.variants[backend_name] = body
+            return self
+
+        return register
+
+
+class ApiMethod(Declared):
+    """``@api``: the user's routing method (or a graph function exposed as an API method) plus its :class:`ApiSpec`."""
+
+    kind = "api"
+    spec: ApiSpec
+
+    @property
+    def graph_function(self) -> GraphFunction | None:
+        return self._graph_function
+
+    def variant(self, backend_name: str) -> Callable[[Callable[..., Any]], ApiMethod]:
+        if self._graph_function is None:
+            raise TypeError(f"API method '{self.name}' is no graph function: only graph functions have variants")
+
+        def register(body: Callable[..., Any]) -> ApiMethod:
+            self._graph_function.variant(backend_name)(body)
+            return self
+
+        return register
+
+    _graph_function: GraphFunction | None = None
+
+
+def api(fn: Callable[..., Any] | GraphFunction | None = None, *, must_be_complete: bool = True,
+        name: str | None = None) -> Any:
     """Declares an API method: the only way into a component from outside.
 
     An API method routes: it calls sub-components' API methods and its own graph functions, and returns what
-    they return. ``must_be_complete=False`` lets the component create its variables before this method's
-    inputs have spaces (for inputs that come back from its own outputs, such as priorities of sampled indices).
+    they return. Stacked on ``@graph_fn`` it is that graph function, called from outside. Parameters with a
+    ``None`` default are optional inputs (no space needed; they arrive as ``None`` when left out); keyword-only
+    parameters (after ``*``) must be passed by name, so two inputs of the same space cannot be swapped unnoticed.
+    ``must_be_complete=False`` lets the component create its variables before this method's inputs have spaces
+    (for inputs that come back from its own outputs, such as priorities of sampled indices).
     """
 
-    def decorate(method: Callable[..., Any]) -> Callable[..., Any]:
-        spec = ApiSpec(name or method.__name__, method, must_be_complete)
-
-        @functools.wraps(method)
-        def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-            return assembly.record_api_call(self, spec, args, kwargs)
-
-        wrapper._rlw_api = spec  # type: ignore[attr-defined]
-        return wrapper
+    def decorate(target: Callable[..., Any] | GraphFunction) -> ApiMethod:
+        if isinstance(target, GraphFunction):
+            spec = ApiSpec(name or target.name, target.fn, must_be_complete, graph_fn=target.spec)
+            method = ApiMethod(target.fn, spec)
+            method._graph_function = target
+            return method
+        return ApiMethod(target, ApiSpec(name or target.__name__, target, must_be_complete))
 
     return decorate(fn) if fn is not None else decorate
 
@@ -91,7 +196,7 @@ def graph_fn(
     pass_key: bool = False,
     requires_grad: bool = False,
     output_spaces: Callable[..., Any] | None = None,
-):
+) -> Any:
     """Declares a graph function: the only place where backend tensors appear.
 
     - ``returns``: how many values it returns (an int, or ``lambda component: n``); never inferred.
@@ -100,29 +205,17 @@ def graph_fn(
     - ``split``: called once per leaf of the container arguments (which must share one structure); the
       results are re-nested. ``pass_key`` also hands the leaf's key path as first argument.
     - ``requires_grad``: the function takes gradients, so API methods that reach it run with autograd on.
-    - ``output_spaces``: ``fn(component, *input_spaces) -> space(s)``, for outputs whose spaces cannot be read
-      off a probe run (e.g. a batch whose size is an input value); the build then does not run the function.
+    - ``output_spaces``: ``fn(component, *input_spaces) -> space(s)``, for outputs whose spaces the build cannot
+      infer from the inputs' spaces: a batch whose size is an input *value* (sampling ``num_records``), bounds the
+      outputs keep (an action space), or state that must not change during the build (an optimizer step). The
+      build then does not run the function.
 
     ``@name.variant("tf")`` adds a backend-specific body where the maths truly differs.
     """
 
-    def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
+    def decorate(function: Callable[..., Any]) -> GraphFunction:
         spec = GraphFnSpec(function.__name__, function, returns, flatten, split or pass_key, pass_key,
                            requires_grad, output_spaces)
-
-        @functools.wraps(function)
-        def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-            return assembly.record_graph_fn_call(self, spec, args, kwargs)
-
-        def variant(backend_name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-            def register(body: Callable[..., Any]) -> Callable[..., Any]:
-                spec.variants[backend_name] = body
-                return wrapper
-
-            return register
-
-        wrapper._rlw_graph_fn = spec  # type: ignore[attr-defined]
-        wrapper.variant = variant  # type: ignore[attr-defined]
-        return wrapper
+        return GraphFunction(function, spec)
 
     return decorate(fn) if fn is not None else decorate

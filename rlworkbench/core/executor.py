@@ -16,6 +16,7 @@ import numpy as np
 
 from rlworkbench import nest
 from rlworkbench.core.records import Record
+from rlworkbench.drawable import pretty_with_draw_hint
 from rlworkbench.errors import BuildError, ConfigError, SpaceError
 from rlworkbench.spaces import BoxSpace, ContainerSpace, Space, TextBox
 
@@ -30,6 +31,8 @@ Call = tuple[str, Any]
 
 class Executor(abc.ABC):
     """Runs API methods of a built component graph: ``execute("api", *args)`` → NumPy outputs."""
+
+    _repr_pretty_ = pretty_with_draw_hint  # in IPython: repr plus how to get the picture
 
     def __init__(self, graph: ComponentGraph, backend: Backend):
         self.graph = graph
@@ -49,24 +52,24 @@ class Executor(abc.ABC):
         """A function taking the API method's arguments (NumPy or tensors), returning its outputs."""
 
     # ----- running ----------------------------------------------------------------------------------------------
-    def execute(self, *calls: Any, as_numpy: bool = True) -> Any:
-        """``execute("api", *args)`` runs one root API method; ``execute(("a", args), ("b", args))`` runs
-        several and returns their outputs as a list (``args``: a list for several parameters, else the one
-        value, which may be a tuple for a Tuple space — as in ``ComponentTest.test``). ``as_numpy=False``
-        returns backend tensors."""
+    def execute(self, *calls: Any, as_numpy: bool = True, **kwargs: Any) -> Any:
+        """``execute("api", *args, **kwargs)`` runs one root API method (keyword-only inputs by name);
+        ``execute(("a", args), ("b", args))`` runs several and returns their outputs as a list (``args``: a list for
+        several parameters, else the one value, which may be a tuple for a Tuple space — as in
+        ``ComponentTest.test``). ``as_numpy=False`` returns backend tensors."""
         if calls and isinstance(calls[0], str):
             entry = self._root_entries[as_numpy].get(calls[0])
             if entry is None:
                 raise BuildError("no such built API method", component=self.root.path, api_method=calls[0],
                                  expected=sorted(self.graph.root_inputs))
-            return entry(*calls[1:])
-        return self._execute_many([(name, _as_args(args)) for name, args in calls], as_numpy)
+            return entry(*calls[1:], **kwargs)
+        return self._execute_many([(name, *_as_args(args)) for name, args in calls], as_numpy)
 
-    def _execute_many(self, calls: list[tuple[str, tuple]], as_numpy: bool) -> list[Any]:
+    def _execute_many(self, calls: list[tuple[str, tuple, dict]], as_numpy: bool) -> list[Any]:
         """Several root API calls; backends that can fuse them into one graph call override this."""
-        return [self.execute(name, *args, as_numpy=as_numpy) for name, args in calls]
+        return [self.execute(name, *args, as_numpy=as_numpy, **kwargs) for name, args, kwargs in calls]
 
-    def call(self, component: Component | str, api_name: str, *args: Any, as_numpy: bool = True) -> Any:
+    def call(self, component: Component | str, api_name: str, *args: Any, as_numpy: bool = True, **kwargs: Any) -> Any:
         """Runs an API method of any built sub-component (a sub-graph), with the spaces it was built with."""
         target = component if not isinstance(component, str) else self._component(component)
         key = (target.path, api_name, as_numpy)
@@ -75,7 +78,7 @@ class Executor(abc.ABC):
                 raise BuildError("this API method was not built in this graph", component=target.path,
                                  api_method=api_name)
             self._entries[key] = self._make_entry(target, api_name, as_numpy)
-        return self._entries[key](*args)
+        return self._entries[key](*args, **kwargs)
 
     def _component(self, path: str) -> Component:
         try:
@@ -92,11 +95,6 @@ class Executor(abc.ABC):
 
     def summary(self) -> str:
         return self.graph.summary()
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        from rlworkbench.display import graph_bundle
-
-        return graph_bundle(self.graph, self.summary())
 
     # ----- exporting --------------------------------------------------------------------------------------------
     export_formats: tuple[str, ...] = ()  # the model formats :meth:`export` writes on this backend, default first
@@ -128,12 +126,12 @@ class Executor(abc.ABC):
         raise ConfigError(f"the {self.backend.name} backend cannot export models", argument="format",
                           expected=list(self.export_formats), got=format)
 
-    # ----- TensorBoard ------------------------------------------------------------------------------------------
-    def write_graph(self, logdir: str, api_name: str, component: Component | str | None = None) -> str:
-        """Writes the backend graph of an API method (of the root, or of ``component``) into an event file under
-        ``logdir`` for TensorBoard's graph dashboard, components as name scopes; returns ``logdir``. Backends
-        that can override this."""
-        raise ConfigError(f"the {self.backend.name} backend cannot write graphs for TensorBoard",
+    # ----- graphs for TensorBoard -------------------------------------------------------------------------------
+    def graph_def(self, api_name: str, component: Component | str | None = None) -> bytes:
+        """The backend graph of an API method (of the root, or of ``component``) as a serialized TensorBoard
+        ``GraphDef``, components as name scopes (:func:`rlworkbench.execution.tensorboard.write_graph` writes it).
+        Backends that can draw their graphs override this."""
+        raise ConfigError(f"the {self.backend.name} backend cannot draw graphs for TensorBoard",
                           component=self.root.path, api_method=api_name)
 
     # ----- helpers for backends ------------------------------------------------------------------------------
@@ -166,8 +164,42 @@ def _identity(value: Any) -> Any:
     return value
 
 
-def _as_args(args: Any) -> tuple:
-    return tuple(args) if isinstance(args, list) else (args,)
+def _as_args(args: Any) -> tuple[tuple, dict]:
+    return (tuple(args) if isinstance(args, list) else (args,)), {}
+
+
+class EntryArguments:
+    """How an entry takes an API call's inputs: positionally in the method's order (``*args`` items in place),
+    keyword-only ones by name; inputs that were constants in the graph (an optional one left as ``None``) may be
+    left out and keep their recorded value."""
+
+    def __init__(self, component: Component, call: Any):
+        spec = call.spec
+        self.names = list(call.inputs)
+        self.keyword_only = [name for name in self.names if name in spec.keyword_only]
+        self.positional = [name for name in self.names if name not in spec.keyword_only]
+        self.recorded = {name: value for name, value in call.inputs.items() if not isinstance(value, Record)}
+        self.plain = not self.keyword_only and not self.recorded  # every input a record, none by name
+        self.where = {"component": component.path, "api_method": spec.name}
+
+    def values(self, args: tuple, kwargs: dict[str, Any]) -> list[Any]:
+        """One value per input, in :attr:`names` order."""
+        if len(args) > len(self.positional):
+            raise SpaceError(f"wrong number of arguments: it takes {self.positional} positionally"
+                             + (f" and {self.keyword_only} by name" if self.keyword_only else ""),
+                             expected=len(self.positional), got=len(args), **self.where)
+        given = dict(zip(self.positional, args))
+        for name, value in kwargs.items():
+            if name not in self.names or name in given:
+                raise SpaceError("unknown or repeated argument", argument=name, expected=self.names,
+                                 got=sorted(kwargs), **self.where)
+            given[name] = value
+        missing = [name for name in self.names if name not in given and name not in self.recorded]
+        if missing:
+            required = len(self.names) - len(self.recorded)
+            raise SpaceError(f"wrong number of arguments: missing {missing}", expected=required,
+                             got=required - len(missing), **self.where)
+        return [given[name] if name in given else self.recorded[name] for name in self.names]
 
 
 def input_converter(space: Space, to_backend: Callable[[np.ndarray, Space], Any], tensor_type: Any,
@@ -248,7 +280,7 @@ class ApiNamespace:
         if name.startswith("_") or name not in self._executor.graph.root_inputs:
             raise AttributeError(name)
         executor = self._executor
-        return lambda *args, as_numpy=True: executor.execute(name, *args, as_numpy=as_numpy)
+        return lambda *args, as_numpy=True, **kwargs: executor.execute(name, *args, as_numpy=as_numpy, **kwargs)
 
     def __dir__(self) -> list[str]:
         return sorted(self._executor.graph.root_inputs)

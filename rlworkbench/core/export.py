@@ -11,6 +11,7 @@ sidecar ``<path>.json`` describes the format and the input and output spaces.
 
 from __future__ import annotations
 
+import importlib.metadata
 import itertools
 import json
 import re
@@ -31,6 +32,13 @@ if TYPE_CHECKING:
 
 SIDECAR_VERSION = 1
 _NAME = re.compile(r"\W")
+
+
+def _package_version() -> str:
+    try:
+        return importlib.metadata.version("rlworkbench")
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
 
 
 def sidecar_path(path: str | Path) -> Path:
@@ -161,9 +169,7 @@ class ExportPlan:
     # ----- describing it ------------------------------------------------------------------------------------------
     def describe(self, format: str, backend: str, path: Path, metadata: Mapping[str, Any] | None = None,
                  ) -> dict[str, Any]:
-        from rlworkbench import __version__
-
-        return {"rlworkbench_export": SIDECAR_VERSION, "rlworkbench_version": __version__, "format": format,
+        return {"rlworkbench_export": SIDECAR_VERSION, "rlworkbench_version": _package_version(), "format": format,
                 "backend": backend, "model": path.name, "api_methods": list(self.api_methods),
                 "inputs": [t.describe() for t in self.inputs], "outputs": [t.describe() for t in self.outputs],
                 "input_spaces": {name: space_to_json(space) for name, space in self.input_spaces.items()},

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from rlworkbench import nest
 from rlworkbench.core.records import ApiCall, GraphFnCall, Record
+from rlworkbench.drawable import pretty_with_draw_hint
 
 if TYPE_CHECKING:
     from rlworkbench.core.component import Component
@@ -38,6 +39,11 @@ class Stuck:
 
 
 class ComponentGraph:
+    """What assembly found (components, API and graph-function calls, the records between them) and the build
+    annotated (spaces, devices)."""
+
+    _repr_pretty_ = pretty_with_draw_hint  # in IPython: repr plus how to get the picture
+
     def __init__(self, root: Component, api_calls: list[ApiCall], graph_fn_calls: list[GraphFnCall],
                  root_inputs: dict[str, dict[str, Record]]):
         self.root = root
@@ -46,6 +52,15 @@ class ComponentGraph:
         self.root_inputs = root_inputs
         self.stuck: Stuck | None = None
         self.backend_name: str | None = None
+        self._api_calls_by_component: dict[int, list[ApiCall]] = {}
+        self._graph_fn_calls_by_component: dict[int, list[GraphFnCall]] = {}
+        self._callees: dict[int, list[ApiCall]] = {}
+        for call in api_calls:  # indexed once: lookups stay cheap however large the graph
+            self._api_calls_by_component.setdefault(id(call.component), []).append(call)
+            if call.caller is not None:
+                self._callees.setdefault(id(call.caller), []).append(call)
+        for fn_call in graph_fn_calls:
+            self._graph_fn_calls_by_component.setdefault(id(fn_call.component), []).append(fn_call)
 
     # ----- reading the structure -----------------------------------------------------------------------------
     @property
@@ -61,15 +76,15 @@ class ComponentGraph:
         raise KeyError(path)
 
     def calls_of(self, component: Component, api_name: str | None = None) -> list[ApiCall]:
-        return [c for c in self.api_calls if c.component is component and (api_name is None or c.name == api_name)]
+        calls = self._api_calls_by_component.get(id(component), [])
+        return list(calls) if api_name is None else [c for c in calls if c.name == api_name]
 
     def graph_fn_calls_of(self, component: Component) -> list[GraphFnCall]:
-        return [c for c in self.graph_fn_calls if c.component is component]
+        return list(self._graph_fn_calls_by_component.get(id(component), []))
 
     @property
     def called_components(self) -> list[Component]:
-        called = {id(c.component) for c in self.api_calls}
-        return [c for c in self.root.walk() if id(c) in called]
+        return [c for c in self.root.walk() if id(c) in self._api_calls_by_component]
 
     @property
     def edges(self) -> list[CallEdge]:
@@ -88,10 +103,10 @@ class ComponentGraph:
 
     def subtree(self, call: ApiCall) -> list[ApiCall]:
         """``call`` and every API call made (directly or not) from it."""
-        found = [call]
-        for other in self.api_calls:
-            if other.caller is not None and any(other.caller is f for f in found):
-                found.append(other)
+        found, index = [call], 0
+        while index < len(found):
+            found.extend(self._callees.get(id(found[index]), []))
+            index += 1
         return found
 
     def requires_grad(self, api_name: str, component: Component | None = None) -> bool:
@@ -140,11 +155,6 @@ class ComponentGraph:
             lines.append(f"STUCK at component '{self.stuck.component}', API method '{self.stuck.api_method}', "
                          f"argument '{self.stuck.argument}'")
         return "\n".join(lines)
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        from rlworkbench.display import graph_bundle
-
-        return graph_bundle(self, self.summary())
 
     def __repr__(self) -> str:
         return (f"ComponentGraph(root='{self.root.path}', components={len(self.components)}, "

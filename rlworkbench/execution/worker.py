@@ -14,7 +14,7 @@ unless some rows are masked out (the reset steps of ``NEXT_STEP`` envs), so an a
 Metrics come as pandas tables (:attr:`Worker.episodes`, :attr:`Worker.updates`), TensorBoard scalars
 (``episode/return``, ``episode/length``, ``update/<metric>``, ``throughput/env_steps_per_s``, step axis = the
 worker's timesteps) when a ``logdir`` is given — with ``summaries_every=N`` also per-component variable scalars and
-histograms every ``N`` updates (:func:`rlworkbench.visualize.tensorboard.write_variable_summaries`) — and a
+histograms every ``N`` updates (:func:`rlworkbench.execution.tensorboard.write_variable_summaries`) — and a
 ``tqdm.auto`` bar. Another thread may call :meth:`Worker.snapshot` and :meth:`Worker.stop` while :meth:`Worker.run`
 is going.
 """
@@ -32,9 +32,10 @@ import pandas as pd
 from gymnasium.vector import VectorEnv
 from tqdm.auto import tqdm
 
+from rlworkbench.agents.protocols import is_agent
 from rlworkbench.errors import ConfigError, RLWorkbenchError
 from rlworkbench.execution.metrics import MetricsBook, MetricsSnapshot
-from rlworkbench.execution.scalar_log import ScalarLog
+from rlworkbench.execution.tensorboard import EventWriter, write_variable_summaries
 from rlworkbench.execution.transitions import Step, StepReader, select_rows
 
 Callback = Callable[["Worker"], bool | None]
@@ -76,7 +77,7 @@ class Worker:
         self.book = MetricsBook(self.num_envs, recent_window)
         self.summaries_every = summaries_every
         self._write_summaries = self._summary_writer(agent, logdir, summaries_every)
-        self.log = ScalarLog(logdir) if logdir is not None else None
+        self.log = EventWriter(logdir) if logdir is not None else None
         self._reader = StepReader(env)
         self._env_ids = np.arange(self.num_envs, dtype=np.int64)
         self._states: Any = None
@@ -204,10 +205,7 @@ class Worker:
         if logdir is None:
             raise ConfigError("variable summaries need a TensorBoard run directory", argument="summaries_every",
                               expected="a logdir", got=None)
-        from rlworkbench.core.component import Component
-        from rlworkbench.visualize.tensorboard import write_variable_summaries
-
-        if not isinstance(getattr(agent, "root", None), Component):  # now, not after the first N updates
+        if not is_agent(agent):  # now, not after the first N updates
             raise ConfigError("cannot find the variables of this agent", argument="summaries_every",
                               expected="an agent with a root component", got=type(agent).__name__)
         return write_variable_summaries  # the agent may still be unbuilt here (built on the run's thread)

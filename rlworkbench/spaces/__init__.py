@@ -1,6 +1,7 @@
 """Spaces: what values look like, with optional batch and time ranks (numpy and gymnasium only)."""
 
 from rlworkbench.spaces.box import BoolBox, BoxSpace, FloatBox, IntBox, NumericBox, TextBox
+from rlworkbench.spaces.coerce import as_space, is_gymnasium_space
 from rlworkbench.spaces.containers import ContainerSpace, Dict, Tuple
 from rlworkbench.spaces.space import Space
 
@@ -15,7 +16,9 @@ __all__ = [
     "Space",
     "TextBox",
     "Tuple",
+    "as_space",
     "from_gymnasium",
+    "is_gymnasium_space",
     "to_gymnasium",
 ]
 

@@ -50,7 +50,7 @@ class ComponentDigraph(graphviz.Digraph):
     """A ``graphviz.Digraph`` that Jupyter shows at natural size in a scrolling box (and as plain SVG elsewhere)."""
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: Any) -> dict[str, str]:
-        from rlworkbench.display import scrolling_svg
+        from rlworkbench.visualize.scrolling_svg import scrolling_svg
 
         svg = self.pipe(format="svg").decode("utf-8")
         return {"image/svg+xml": svg, "text/html": scrolling_svg(svg), "text/plain": f"<graph {self.name}>"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from rlworkbench.agents.protocols import is_agent
 from rlworkbench.core.assembly import assemble
 from rlworkbench.core.component import Component
 from rlworkbench.core.graph import ComponentGraph, Stuck
@@ -55,10 +56,8 @@ def _resolve(target: Any) -> GraphView:
         graph = latest_graph(target)
         if graph is not None:
             return GraphView(target, graph, graph.stuck)
-        copy = _unbuilt(target.root)
-        graph = _assembled(copy)
-        focus = copy.find(target.relative_path(target.root)) if graph is not None else target
-        return GraphView(focus, graph)
+        graph = _assembled(target.root)
+        return GraphView(target, graph)
     executor_graph = getattr(target, "graph", None) if not is_agent(target) else None
     if isinstance(executor_graph, ComponentGraph):  # an Executor
         return GraphView(executor_graph.root, executor_graph, executor_graph.stuck)
@@ -67,28 +66,16 @@ def _resolve(target: Any) -> GraphView:
         graph = latest_graph(target.root)
         if graph is not None:
             return GraphView(target.root, graph, graph.stuck)
-        copy = _unbuilt(target.root)
-        graph = _assembled(copy, api_methods)
-        return GraphView(copy if graph is not None else target.root, graph)
+        return GraphView(target.root, _assembled(target.root, api_methods))
     raise ConfigError("cannot draw this object", argument="target",
                       expected="a Component, Agent, Executor, ComponentGraph or BuildError",
                       got=type(target).__name__)
 
 
-def is_agent(target: Any) -> bool:
-    """Whether ``target`` is drawn (and explored) as an agent: a root component and an executor slot."""
-    return isinstance(getattr(target, "root", None), Component) and hasattr(target, "executor")
-
-
-def _unbuilt(root: Component) -> Component:
-    """``root`` itself when nothing in it is built, else an unbuilt copy: assembling calls the API methods, which
-    a built tree has replaced by its backend's fast functions (and the drawing must not touch its state)."""
-    return root.copy() if any(c.built for c in root.walk()) else root
-
-
 def _assembled(root: Component, api_methods: Any = None) -> ComponentGraph | None:
-    """The unbuilt graph (calls, no spaces); None where the root's API cannot be called with records alone
-    (an API method that branches on a value, or fails for any reason before a build tells it its spaces)."""
+    """The graph of calls (no spaces) of the tree as it is — built or not, assembly records in its own thread and
+    changes nothing; None where the root's API cannot be called with records alone (an API method that branches
+    on a value, or fails for any reason before a build tells it its spaces)."""
     try:
         return assemble(root, api_methods)
     except Exception:  # a structure drawing is still worth having

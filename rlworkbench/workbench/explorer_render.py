@@ -7,9 +7,9 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from rlworkbench.display import scrolling_svg
 from rlworkbench.errors import BuildError, RLWorkbenchError
 from rlworkbench.visualize.palette import SELECT_COLOR
+from rlworkbench.visualize.scrolling_svg import scrolling_svg
 
 __all__ = ["SELECT_COLOR", "error_html", "error_paths", "error_text", "graph_svg", "scrolled"]
 

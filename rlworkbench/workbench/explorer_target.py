@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from rlworkbench.agents.protocols import is_agent
 from rlworkbench.core.builder import build
 from rlworkbench.core.component import Component
 from rlworkbench.core.executor import Executor
@@ -22,7 +23,6 @@ from rlworkbench.core.graph import ComponentGraph
 from rlworkbench.core.observers import latest_graph
 from rlworkbench.errors import ConfigError
 from rlworkbench.spaces import Space
-from rlworkbench.visualize.views import is_agent
 
 
 class Target:

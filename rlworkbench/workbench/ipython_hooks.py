@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rlworkbench.errors import BuildError
+from rlworkbench.visualize.notebook_display import register_notebook_display
 
 
 def show_build_errors_as_graphs(shell: Any = None) -> bool:
@@ -20,6 +21,7 @@ def show_build_errors_as_graphs(shell: Any = None) -> bool:
         return False
     if shell.custom_exceptions not in ((), (BuildError,)):  # the user's own handler stays
         return False
+    register_notebook_display(shell)  # the graph is drawn by the display the visualize layer registers
     shell.set_custom_exc((BuildError,), _show_build_error)
     return True
 

@@ -1,8 +1,8 @@
 """What to train, independent of where: a :class:`RunSpec` made from a notebook prototype and settings.
 
-A prototype is an agent (any object with the agent interface: ``get_actions``, ``observe``, ``wants_update``,
-``update``, ``reset``; built or not), a config dict, the path of a JSON config, or a shipped config's name
-(``"dqn_cartpole"``). Settings are checked here, once, for every target; what a spec does not know goes to
+A prototype is an agent (an :class:`~rlworkbench.agents.protocols.ActorLearner`: ``get_actions``, ``observe``,
+``wants_update``, ``update``, ``reset``; built or not), a config dict, the path of a JSON config, or a shipped
+config's name (``"dqn_cartpole"``). Settings are checked here, once, for every target; what a spec does not know goes to
 :attr:`RunSpec.options` for the target to accept or refuse.
 """
 
@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
+from rlworkbench.agents.protocols import ActorLearner
 from rlworkbench.core.backend import available_backends, default_backend_name
 from rlworkbench.errors import ConfigError
 
-AGENT_METHODS = ("get_actions", "observe", "wants_update", "update", "reset")
 DEFAULT_ENV = "CartPole-v1"
 
 
@@ -55,15 +55,10 @@ class RunSpec:
 SETTINGS = tuple(f.name for f in fields(RunSpec) if f.name not in ("name", "config", "agent", "options"))
 
 
-def is_agent(prototype: Any) -> bool:
-    """Whether ``prototype`` speaks the agent interface (rather than being a config)."""
-    return all(callable(getattr(prototype, method, None)) for method in AGENT_METHODS)
-
-
 def make_spec(prototype: Any, **settings: Any) -> RunSpec:
     """A checked :class:`RunSpec` from a prototype and settings (see the module docstring)."""
     known = {key: settings.pop(key) for key in list(settings) if key in SETTINGS}
-    if is_agent(prototype):
+    if isinstance(prototype, ActorLearner):
         spec = _agent_spec(prototype, known)
     elif isinstance(prototype, (Mapping, str, Path)):
         from rlworkbench.execution.train import load_config

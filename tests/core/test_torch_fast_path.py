@@ -1,14 +1,19 @@
-"""The fast path: built API methods are the user's functions, bound; autograd only where gradients are taken."""
+"""The fast path: built API methods are the user's functions, bound; autograd only where gradients are taken;
+assembly and call handlers work per thread on built trees."""
 
 from __future__ import annotations
 
+import threading
 import types
 
 import numpy as np
+import pytest
 import torch
 from core_components import STATES, Agent, Linear
 
-from rlworkbench import Component, api, build, graph_fn
+from rlworkbench import BuildError, Component, api, build, graph_fn
+from rlworkbench.core import call_modes
+from rlworkbench.core.assembly import assemble
 from rlworkbench.spaces import FloatBox
 
 
@@ -96,11 +101,12 @@ def test_built_api_methods_are_plain_bound_user_functions():
     build(root, {"states": STATES}, seed=0)
     for component in root.walk():
         for name, spec in component.api_methods.items():
-            bound = component.__dict__[name]
+            bound = getattr(component, name)
             assert type(bound) is types.MethodType
             assert bound.__func__ is spec.fn and bound.__self__ is component
+            assert name not in vars(component)  # nothing is patched onto the instance
         for name, spec in component.graph_fns.items():
-            bound = component.__dict__[name]
+            bound = getattr(component, name)
             assert type(bound) is types.MethodType and bound.__func__ is spec.fn
     assert root.act.__func__ is Agent.api_methods["act"].fn
     x = STATES.sample(2, seed=0)
@@ -108,9 +114,69 @@ def test_built_api_methods_are_plain_bound_user_functions():
     assert isinstance(out, torch.Tensor) and out.shape == (2, 2)
 
 
-def test_a_rebuild_replaces_the_fast_path():
+def test_a_rebuild_binds_anew_and_an_unbuilt_component_says_so():
     root = Agent()
     build(root, {"states": STATES}, seed=0)
-    first = root.__dict__["act"]
+    first = root.act
     build(root, {"states": STATES}, seed=0)
-    assert root.__dict__["act"] is not first and root.__dict__["act"].__func__ is first.__func__
+    assert root.act is not first and root.act.__func__ is first.__func__
+    with pytest.raises(BuildError, match="not built") as info:
+        Agent().act(torch.zeros(1, 3))
+    assert info.value.api_method == "act"
+
+
+def test_a_built_tree_assembles_in_place_while_another_thread_calls_it():
+    """Drawing assembles the built tree itself (no copy); its recording is local to the assembling thread."""
+    root = Agent()
+    executor = build(root, {"states": STATES}, seed=0)
+    x = STATES.sample(4, seed=1)
+    expected = executor.execute("act", x)
+    stop, results, errors = threading.Event(), [], []
+
+    def keep_acting():
+        while not stop.is_set():
+            try:
+                results.append(executor.execute("act", x))
+            except Exception as error:  # pragma: no cover - what the test must not see
+                errors.append(error)
+
+    thread = threading.Thread(target=keep_acting)
+    thread.start()
+    try:
+        for _ in range(30):
+            graph = assemble(root, ["act"])
+            assert [call.name for call in graph.api_calls][:2] == ["act", "apply"]
+    finally:
+        stop.set()
+        thread.join()
+    assert not errors and results
+    for result in results:
+        np.testing.assert_array_equal(result, expected)
+    np.testing.assert_array_equal(root.act(torch.from_numpy(x)).detach().numpy(), expected)
+
+
+def test_a_call_handler_affects_only_its_own_thread():
+    root = Agent()
+    build(root, {"states": STATES}, seed=0)
+    seen = []
+
+    def handler(declared, component):
+        bound = component._built_calls[declared]
+
+        def traced(*args, **kwargs):
+            seen.append(f"{component.name}.{declared.name}")
+            return bound(*args, **kwargs)
+
+        return traced
+
+    other_thread_calls = []
+    with call_modes.intercepting(handler):
+        root.act(torch.zeros(1, 3))
+        worker = threading.Thread(target=lambda: other_thread_calls.append(root.act(torch.zeros(1, 3))))
+        worker.start()
+        worker.join()
+    assert seen[:3] == ["agent.act", "net.apply", "dense_0.apply"]
+    count = len(seen)
+    assert other_thread_calls and len(seen) == count  # the other thread's calls were not intercepted
+    root.act(torch.zeros(1, 3))
+    assert len(seen) == count and call_modes.active == 0

@@ -1,4 +1,4 @@
-"""``write_graph`` writes a TensorBoard event file whose graph nodes are scoped by component path."""
+"""``write_graph`` (of a TF executor) writes a TensorBoard event file whose graph nodes are scoped by component path."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ from pathlib import Path
 
 import tensorflow as tf
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+from rlworkbench.execution.tensorboard import write_graph
 
 
 def node_names(logdir: Path) -> list[str]:
@@ -15,7 +17,7 @@ def node_names(logdir: Path) -> list[str]:
 
 
 def test_graph_of_a_root_api_method(tf_actor, tmp_path):
-    assert tf_actor.write_graph(tmp_path, "get_action") == str(tmp_path)
+    assert write_graph(tf_actor, tmp_path, "get_action") == tmp_path
     assert len(list(tmp_path.glob("events.out.tfevents.*"))) == 1
     names = node_names(tmp_path)
     for scope in ("actor/preprocessor/clip_0/", "actor/preprocessor/divide_1/", "actor/network/dense_0/",
@@ -26,7 +28,7 @@ def test_graph_of_a_root_api_method(tf_actor, tmp_path):
 
 
 def test_event_file_parses_as_a_graph_def(tf_actor, tmp_path):
-    tf_actor.write_graph(tmp_path, "get_q_values")
+    write_graph(tf_actor, tmp_path, "get_q_values")
     (event_file,) = tmp_path.glob("events.out.tfevents.*")
     graph_defs = []
     for event in tf.compat.v1.train.summary_iterator(str(event_file)):
@@ -41,7 +43,7 @@ def test_event_file_parses_as_a_graph_def(tf_actor, tmp_path):
 
 
 def test_graph_of_a_sub_component(tf_actor, tmp_path):
-    tf_actor.write_graph(tmp_path, "apply", component="network")
+    write_graph(tf_actor, tmp_path, "apply", component="network")
     names = node_names(tmp_path)
     assert any(name.startswith("network/dense_1/") for name in names)
     assert not any("preprocessor" in name or "selector" in name for name in names)

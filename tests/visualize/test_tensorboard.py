@@ -18,9 +18,8 @@ from rlworkbench import build
 from rlworkbench.agents.random_agent import RandomAgent
 from rlworkbench.errors import BuildError, ConfigError
 from rlworkbench.execution import Worker, make_vector_env
-from rlworkbench.execution.scalar_log import ScalarLog
+from rlworkbench.execution.tensorboard import EventWriter, write_graph, write_variable_summaries
 from rlworkbench.spaces import FloatBox
-from rlworkbench.visualize.tensorboard import write_graph, write_variable_summaries
 
 _FRAMEWORKS = {"torch": "torch", "tf": "tensorflow"}
 
@@ -99,7 +98,7 @@ def test_trainable_only_leaves_out_memory_and_optimizer_state(torch_backend, tmp
 def test_summaries_go_into_an_open_writer_at_each_step(torch_backend, tmp_path):
     agent = small_dqn(torch_backend)
     norms = []
-    log = ScalarLog(tmp_path)
+    log = EventWriter(tmp_path)
     try:
         for step in (3, 9):
             weights = randomize_weights(agent, seed=step)

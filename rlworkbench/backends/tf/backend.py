@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import re
 import types
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -14,18 +15,20 @@ import tensorflow as tf
 from rlworkbench import nest
 from rlworkbench.backends.tf import ops
 from rlworkbench.backends.tf.specs import space_of, tensor_spec
-from rlworkbench.core import probing
-from rlworkbench.core.backend import Backend
+from rlworkbench.core import space_inference
+from rlworkbench.core.backend import Backend, bind_built_calls
+from rlworkbench.core.component import Component
 from rlworkbench.core.container_calls import with_container_options
+from rlworkbench.core.decorators import ApiMethod, Declared
 from rlworkbench.core.records import GraphFnCall, Record
 from rlworkbench.errors import BuildError, ConfigError, RLWorkbenchError
 
 if TYPE_CHECKING:
-    from rlworkbench.core.component import Component
     from rlworkbench.core.executor import Executor
     from rlworkbench.core.graph import ComponentGraph
     from rlworkbench.spaces import Space
 
+_ENTERED: weakref.WeakKeyDictionary[Component, list[int]] = weakref.WeakKeyDictionary()  # API methods being traced
 _TORCH_DEVICE = re.compile(r"^(cpu|cuda|gpu)(?::(\d+))?$", re.IGNORECASE)
 
 
@@ -95,23 +98,36 @@ class TFBackend(Backend):
         tf.compat.v1.wrap_function(trace, signature)  # one trace (a tf.function would retrace after variables appear)
 
     def infer_output_spaces(self, component: Component, call: GraphFnCall, fn: Callable[..., Any],
-                            probe_values: dict[int, Any]) -> list[Space]:
+                            samples: dict[int, Any]) -> list[Space]:
         def value_of(arg: Any) -> Any:
             if not isinstance(arg, Record):
                 return arg
-            if arg.id not in probe_values:  # produced by a graph function with declared output spaces
-                probe_values[arg.id] = _placeholder_like(arg.space)
-            return probe_values[arg.id]
+            if arg.id not in samples:  # produced by a graph function with declared output spaces
+                samples[arg.id] = _placeholder_like(arg.space)
+            return samples[arg.id]
 
         args = [value_of(a) for a in call.args]
         kwargs = {k: value_of(v) for k, v in call.kwargs.items()}
         with tf.name_scope(component.path + "/"):
             result = fn(component, *args, **kwargs)
         results = [result] if len(call.outputs) == 1 else _as_results(result)
-        ranks = probing.reference_ranks([r.space for r in call.input_records()])
+        ranks = space_inference.reference_ranks([r.space for r in call.input_records()])
         for record, value in zip(call.outputs, results):
-            probe_values[record.id] = value
-        return [probing.structure_to_space(value, lambda t: space_of(t, ranks)) for value in results]
+            samples[record.id] = value
+        return [space_inference.structure_to_space(value, lambda t: space_of(t, ranks)) for value in results]
+
+    def bind_call(self, declared: Declared, component: Component) -> Callable[..., Any]:
+        """API methods open their component's name scope and device while they are traced (Python runs only
+        when tracing, so this costs nothing per call); graph functions name themselves in errors."""
+        graph_fn = declared.spec if not isinstance(declared, ApiMethod) else declared.spec.graph_fn
+        function = None
+        if graph_fn is not None:
+            body = with_container_options(graph_fn, graph_fn.implementation("tf"))
+            function = _located(body, component, graph_fn.name)
+        if isinstance(declared, ApiMethod):
+            entered = _ENTERED.setdefault(component, [0])  # shared by the component's API methods
+            function = _scoped(function or declared.spec.fn, component, declared.name, entered)
+        return types.MethodType(function, component)
 
     def make_executor(self, graph: ComponentGraph, **options: Any) -> Executor:
         from rlworkbench.backends.tf.executor import TFExecutor
@@ -119,8 +135,7 @@ class TFBackend(Backend):
         unknown = sorted(set(options) - {"jit_compile"})
         if unknown:
             raise ConfigError("unknown TensorFlow executor options", expected=["jit_compile"], got=unknown)
-        for component in graph.called_components:
-            _install_graph_path(component)
+        bind_built_calls(graph, self)
         return TFExecutor(graph, self, jit_compile=bool(options.get("jit_compile", False)))
 
 
@@ -141,17 +156,6 @@ def _placeholder_like(space: Space) -> Any:
     return nest.map_structure(leaf, tensor_spec(space))
 
 
-def _install_graph_path(component: Component) -> None:
-    """Plain bound functions shadow the recording wrappers; each API method opens its component's name scope
-    and device while it is traced (Python runs only when tracing, so this costs nothing per call)."""
-    entered = [0]  # how many of this component's API methods are running (being traced) right now
-    for name, spec in component.api_methods.items():
-        setattr(component, name, types.MethodType(_scoped(spec.fn, component, name, entered), component))
-    for name, spec in component.graph_fns.items():
-        body = with_container_options(spec, spec.implementation("tf"))
-        setattr(component, name, types.MethodType(_located(body, component, name), component))
-
-
 def _scoped(function: Callable[..., Any], component: Component, api_name: str,
             entered: list[int]) -> Callable[..., Any]:
     """``function`` traced inside the component's name scope and device; a call from another API method of the
@@ -159,13 +163,13 @@ def _scoped(function: Callable[..., Any], component: Component, api_name: str,
     while tracing learn the component and API method they came through."""
     scope, device = component.name, component.resolved_device  # relative: scopes nest like the components
 
-    def scoped(self: Any, *args: Any) -> Any:
+    def scoped(self: Any, *args: Any, **kwargs: Any) -> Any:
         if entered[0]:
-            return function(self, *args)
+            return function(self, *args, **kwargs)
         entered[0] += 1
         try:
             with tf.name_scope(scope), tf.device(device):
-                return function(self, *args)
+                return function(self, *args, **kwargs)
         except RLWorkbenchError as error:
             error.add_context(component=component.path, api_method=api_name)
             raise

@@ -11,9 +11,9 @@ import tensorflow as tf
 
 from rlworkbench import nest
 from rlworkbench.backends.tf.specs import tensor_spec
-from rlworkbench.core.executor import Executor
+from rlworkbench.core.executor import EntryArguments, Executor
 from rlworkbench.core.records import Record
-from rlworkbench.errors import BuildError, RLWorkbenchError, SpaceError
+from rlworkbench.errors import BuildError, RLWorkbenchError
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -56,11 +56,13 @@ class TFExecutor(Executor):
             records = [value for value in call.inputs.values() if isinstance(value, Record)]
             signature = [tensor_spec(record.space) for record in records]
             constants = {i: v for i, v in enumerate(call.inputs.values()) if not isinstance(v, Record)}
+            arguments = EntryArguments(component, call)
+            split, by_name = len(arguments.positional), arguments.keyword_only
 
             def run(*tensors: Any) -> Any:
                 supplied = iter(tensors)
                 args = [constants[i] if i in constants else next(supplied) for i in range(len(call.inputs))]
-                return method(*args)
+                return method(*args[:split], **dict(zip(by_name, args[split:])))
 
             function = tf.function(run, input_signature=signature, autograph=False, jit_compile=self.jit_compile)
             try:
@@ -80,24 +82,23 @@ class TFExecutor(Executor):
         call = self.graph.calls_of(component, api_name)[0]
         converters = [c for c, v in zip(self.input_converters(component, api_name, _to_constant),
                                         call.inputs.values()) if isinstance(v, Record)]
-        arity = len(call.inputs)
+        arguments = EntryArguments(component, call)
+        is_record = [isinstance(v, Record) for v in call.inputs.values()]
         convert_out = (lambda value: nest.map_structure(to_numpy, value)) if as_numpy else (lambda value: value)
-        where = {"component": component.path, "api_method": api_name}
 
-        def entry(*args: Any) -> Any:
-            if len(args) != arity:
-                raise SpaceError("wrong number of arguments", expected=arity, got=len(args), **where)
-            records = [a for a, v in zip(args, call.inputs.values()) if isinstance(v, Record)]
+        def entry(*args: Any, **kwargs: Any) -> Any:
+            values = arguments.values(args, kwargs)
+            records = [value for value, record in zip(values, is_record) if record]
             return convert_out(function(*[convert(a) for convert, a in zip(converters, records)]))
 
         return entry
 
-    def _execute_many(self, calls: list[tuple[str, tuple]], as_numpy: bool) -> list[Any]:
+    def _execute_many(self, calls: list[tuple[str, tuple, dict]], as_numpy: bool) -> list[Any]:
         """All requested API methods in one graph call (the paper batches requested ops into one run)."""
-        names = tuple(name for name, _ in calls)
+        names = tuple(name for name, _, _ in calls)
         if names not in self._fused:
             self._fused[names] = self._make_fused(names)
-        outputs = self._fused[names]([args for _, args in calls])
+        outputs = self._fused[names]([(args, kwargs) for _, args, kwargs in calls])
         return [nest.map_structure(to_numpy, out) for out in outputs] if as_numpy else list(outputs)
 
     def _make_fused(self, names: tuple[str, ...]) -> Callable[..., Any]:
@@ -108,7 +109,8 @@ class TFExecutor(Executor):
                                  expected=sorted(self.graph.root_inputs))
             call = self.graph.calls_of(self.root, name)[0]
             converters = self.input_converters(self.root, name, _to_constant)
-            parts.append((self.graph_function(self.root, name), len(call.inputs), converters, name))
+            records = [isinstance(v, Record) for v in call.inputs.values()]
+            parts.append((self.graph_function(self.root, name), EntryArguments(self.root, call), converters, records))
         signature = [spec for function, *_ in parts for spec in function.input_signature]
 
         def fused_graph(*tensors: Any) -> list[Any]:
@@ -122,15 +124,13 @@ class TFExecutor(Executor):
         function = tf.function(fused_graph, input_signature=signature, autograph=False, jit_compile=self.jit_compile)
         fused = function.get_concrete_function()
 
-        def run(args_per_call: list[tuple]) -> list[Any]:
-            """``args_per_call``: one tuple of arguments per API method (checked per method, so a call with
+        def run(args_per_call: list[tuple[tuple, dict]]) -> list[Any]:
+            """``args_per_call``: one ``(args, kwargs)`` per API method (checked per method, so a call with
             too many arguments cannot shift its extra ones into the next method's)."""
             converted = []
-            for (_, arity, converters, name), given in zip(parts, args_per_call):
-                if len(given) != arity:
-                    raise SpaceError("wrong number of arguments", component=self.root.path, api_method=name,
-                                     expected=arity, got=len(given))
-                converted += [convert(a) for convert, a in zip(converters, given)]
+            for (_, arguments, converters, records), (args, kwargs) in zip(parts, args_per_call):
+                converted += [convert(a) for convert, a, record in zip(converters, arguments.values(args, kwargs),
+                                                                        records) if record]
             return fused(*converted)
 
         run.function = function  # type: ignore[attr-defined]  # the tf.function, for inspection (tracing count)
@@ -143,14 +143,9 @@ class TFExecutor(Executor):
 
         export(self, plan, path, format)
 
-    def write_graph(self, logdir: str, api_name: str, component: Component | str | None = None) -> str:
-        """Writes the TF graph of an API method for TensorBoard (each component is a name scope)."""
+    def graph_def(self, api_name: str, component: Component | str | None = None) -> bytes:
+        """The TF graph of an API method as a serialized ``GraphDef`` (each component a name scope)."""
         target = self.root if component is None else (
             component if not isinstance(component, str) else self._component(component))
         concrete = self.graph_function(target, api_name).get_concrete_function()
-        writer = tf.summary.create_file_writer(str(logdir))
-        with writer.as_default():
-            tf.summary.graph(concrete.graph)
-        writer.flush()
-        writer.close()
-        return str(logdir)
+        return concrete.graph.as_graph_def().SerializeToString()

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
-from rlworkbench.core import probing
+from rlworkbench.core import space_inference
 from rlworkbench.errors import BuildError
 from rlworkbench.spaces import BoxSpace, ContainerSpace, Space, TextBox
 
@@ -26,7 +26,7 @@ def space_of(value: Any, ranks: tuple[bool, bool, bool]) -> Space:
     """The space of a traced output: leading ``None`` dimensions are its batch/time ranks."""
     if not isinstance(value, (tf.Tensor, tf.Variable)):
         array = np.asarray(value)
-        return probing.space_from_shape(array.shape, array.dtype, (False, False, False))
+        return space_inference.leaf_space(array.shape, array.dtype)
     shape = value.shape.as_list() if value.shape.rank is not None else None
     if shape is None:
         raise BuildError("graph function output has an unknown rank; declare output_spaces", got=repr(value))
@@ -45,5 +45,5 @@ def space_of(value: Any, ranks: tuple[bool, bool, bool]) -> Space:
         raise BuildError("graph function output has a dynamic core dimension; declare output_spaces",
                          expected="static dims after the batch/time ranks", got=str(value.shape))
     dtype = np.dtype(object) if value.dtype == tf.string else np.dtype(value.dtype.as_numpy_dtype)
-    return probing.leaf_space(tuple(core), dtype)._with_ranks(*leading)
+    return space_inference.leaf_space(tuple(core), dtype)._with_ranks(*leading)
 

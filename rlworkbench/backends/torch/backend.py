@@ -1,7 +1,8 @@
-"""PyTorch as a backend: parameters from NumPy initial values, probe runs that are real forward passes."""
+"""PyTorch as a backend: parameters from NumPy initial values, sample passes that are real forward passes."""
 
 from __future__ import annotations
 
+import functools
 import re
 import types
 from collections.abc import Callable
@@ -12,9 +13,10 @@ import torch
 
 from rlworkbench import nest
 from rlworkbench.backends.torch import ops
-from rlworkbench.core import probing
-from rlworkbench.core.backend import Backend
+from rlworkbench.core import space_inference
+from rlworkbench.core.backend import Backend, bind_built_calls
 from rlworkbench.core.container_calls import with_container_options
+from rlworkbench.core.decorators import ApiMethod, Declared
 from rlworkbench.core.records import GraphFnCall, Record
 from rlworkbench.errors import ConfigError
 
@@ -46,15 +48,6 @@ class TorchBackend(Backend):
     def device_scope(self, device: str | None) -> torch.device:
         return torch.device(device or "cpu")
 
-    def run_build(self, graph: ComponentGraph, propagate: Callable[[dict[int, Any]], None]) -> None:
-        """Probe runs use tiny batches: one intra-op thread avoids waiting on descheduled OpenMP workers."""
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            propagate({})
-        finally:
-            torch.set_num_threads(threads)
-
     def create_variable(self, component: Component, name: str, value: np.ndarray, trainable: bool,
                         layout: str = "row_major") -> torch.Tensor:
         if layout == "column_major" and value.ndim == 2:  # (in, out) stored like nn.Linear's weight
@@ -84,38 +77,66 @@ class TorchBackend(Backend):
             variable.copy_(torch.as_tensor(value))
         variable.grad = None
 
+    def variable_version(self, variable: torch.Tensor) -> int:
+        return variable._version  # torch's write counter: every in-place op on the tensor (or a view) bumps it
+
+    def clear_gradients(self, variables: list[Any]) -> None:
+        for variable in variables:
+            variable.grad = None
+
     def to_tensor(self, value: Any, device: str = "cpu") -> Any:
         """Nested NumPy values to tensors on ``device`` (strings stay NumPy: torch has no string tensors)."""
         return nest.map_structure(lambda leaf: _leaf_to_tensor(leaf, device), value)
 
     def infer_output_spaces(self, component: Component, call: GraphFnCall, fn: Callable[..., Any],
-                            probe_values: dict[int, Any]) -> list[Space]:
-        rng = np.random.default_rng(probing.PROBE_SEED)
+                            samples: dict[int, Any]) -> list[Space]:
+        """Runs ``fn`` in both sample passes (once where its inputs are the same in both) and reads the output
+        spaces off the two results (:func:`~rlworkbench.core.space_inference.space_of_two_passes`)."""
+        rng = np.random.default_rng(space_inference.SAMPLE_SEED)
         device = component.resolved_device or "cpu"
 
-        def value_of(arg: Any) -> Any:
+        def values_of(arg: Any) -> tuple[Any, Any]:
             if not isinstance(arg, Record):
-                return arg
-            if arg.id not in probe_values:
-                probe_values[arg.id] = self.to_tensor(probing.probe_value(arg.space, rng), device)
-            return probe_values[arg.id]
+                return arg, arg
+            if arg.id not in samples:  # a root input, or made by a graph function with declared output spaces
+                if space_inference.has_extra_ranks(arg.space):
+                    samples[arg.id] = tuple(self.to_tensor(space_inference.sample_value(arg.space, i, rng), device)
+                                            for i in (0, 1))
+                else:
+                    value = self.to_tensor(space_inference.sample_value(arg.space, 0, rng), device)
+                    samples[arg.id] = (value, value)
+            return samples[arg.id]
 
-        args = [value_of(a) for a in call.args]
-        kwargs = {k: value_of(v) for k, v in call.kwargs.items()}
-        result = fn(component, *args, **kwargs)
-        results = [result] if len(call.outputs) == 1 else _as_results(result)
-        ranks = probing.reference_ranks([r.space for r in call.input_records()])
-        for record, value in zip(call.outputs, results):
-            probe_values[record.id] = value
-        return [probing.structure_to_space(value, lambda t: _space_of(t, ranks)) for value in results]
+        args = [values_of(a) for a in call.args]
+        kwargs = {k: values_of(v) for k, v in call.kwargs.items()}
+        first = fn(component, *[a for a, _ in args], **{k: a for k, (a, _) in kwargs.items()})
+        same = all(a is b for a, b in [*args, *kwargs.values()])
+        second = first if same else fn(component, *[b for _, b in args], **{k: b for k, (_, b) in kwargs.items()})
+        count = len(call.outputs)
+        pairs = list(zip([first] if count == 1 else _as_results(first),
+                         [second] if count == 1 else _as_results(second)))
+        for record, pair in zip(call.outputs, pairs):
+            samples[record.id] = pair
+        where = {"component": component.path, "graph_fn": call.name}
+        return [space_inference.pairs_to_space(a, b, functools.partial(_space_of_pair, where={
+            **where, "argument": f"output {index}"})) for index, (a, b) in enumerate(pairs)]
+
+    def bind_call(self, declared: Declared, component: Component) -> Callable[..., Any]:
+        graph_fn = declared.spec if not isinstance(declared, ApiMethod) else declared.spec.graph_fn
+        if graph_fn is not None:
+            function = with_container_options(graph_fn, graph_fn.implementation("torch"))
+        else:
+            function = declared.spec.fn
+        if isinstance(declared, ApiMethod):
+            function = _placed(function, component)
+        return types.MethodType(function, component)
 
     def make_executor(self, graph: ComponentGraph, **options: Any) -> Executor:
         from rlworkbench.backends.torch.executor import TorchExecutor
 
         if options:
             raise ConfigError("the torch executor takes no options", expected="{}", got=sorted(options))
-        for component in graph.called_components:
-            _install_fast_path(component)
+        bind_built_calls(graph, self)
         return TorchExecutor(graph, self)
 
 
@@ -132,35 +153,38 @@ def _leaf_to_tensor(leaf: Any, device: str) -> Any:
     return torch.as_tensor(leaf, device=device)
 
 
-def _space_of(value: Any, ranks: tuple[bool, bool, bool]) -> Space:
+def _shape_and_dtype(value: Any) -> tuple[tuple[int, ...], np.dtype]:
     if isinstance(value, torch.Tensor):
-        dtype = torch.empty((), dtype=value.dtype).numpy().dtype
-        return probing.space_from_shape(tuple(value.shape), dtype, ranks)
+        return tuple(value.shape), torch.empty((), dtype=value.dtype).numpy().dtype
     array = np.asarray(value)
-    return probing.space_from_shape(array.shape, array.dtype, ranks)
+    return array.shape, array.dtype
 
 
-def _install_fast_path(component: Component) -> None:
-    """Plain bound functions on the instance shadow the recording wrappers: no bookkeeping per call."""
+def _space_of_pair(value_a: Any, value_b: Any, key_path: str, where: dict[str, Any]) -> Space:
+    shape_a, dtype = _shape_and_dtype(value_a)
+    shape_b, _ = _shape_and_dtype(value_b)
+    return space_inference.space_of_two_passes(shape_a, shape_b, dtype, {**where, "key_path": key_path or None})
+
+
+def _placed(function: Callable[..., Any], component: Component) -> Callable[..., Any]:
+    """An API method as it runs on its component's device: unchanged on the CPU under a CPU parent; on an
+    accelerator, tensors it creates (``ops.zeros`` …) land there; under a parent on another device, inputs move in
+    and outputs move back."""
     parent_device = component.parent.resolved_device if component.parent is not None else component.resolved_device
-    crosses_devices = component.resolved_device != parent_device
-    on_accelerator = (component.resolved_device or "cpu") != "cpu"
-    for name, spec in component.api_methods.items():
-        function = spec.fn if not on_accelerator else _on_device(spec.fn, component.resolved_device)
-        if crosses_devices:
-            function = _across_devices(function, component.resolved_device, parent_device)
-        setattr(component, name, types.MethodType(function, component))
-    for name, spec in component.graph_fns.items():
-        setattr(component, name, types.MethodType(with_container_options(spec, spec.implementation("torch")),
-                                                  component))
+    device = component.resolved_device or "cpu"
+    if device != "cpu":
+        function = _on_device(function, device)
+    if component.resolved_device != parent_device:
+        function = _across_devices(function, device, parent_device)
+    return function
 
 
 def _on_device(function: Callable[..., Any], device: str) -> Callable[..., Any]:
     """Tensors a graph function creates (``ops.zeros`` …) land on the component's device."""
 
-    def on_device(self: Any, *args: Any) -> Any:
+    def on_device(self: Any, *args: Any, **kwargs: Any) -> Any:
         with torch.device(device):
-            return function(self, *args)
+            return function(self, *args, **kwargs)
 
     return on_device
 
@@ -171,7 +195,7 @@ def _across_devices(function: Callable[..., Any], device: str, caller_device: st
     def move(value: Any, target: str) -> Any:
         return nest.map_structure(lambda a: a.to(target) if isinstance(a, torch.Tensor) else a, value)
 
-    def moved(self: Any, *args: Any) -> Any:
-        return move(function(self, *move(args, device)), caller_device)
+    def moved(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return move(function(self, *move(args, device), **move(kwargs, device)), caller_device)
 
     return moved

@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from rlworkbench.core.executor import Executor
-from rlworkbench.errors import SpaceError
+from rlworkbench.core.executor import EntryArguments, Executor
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -49,29 +48,30 @@ class TorchExecutor(Executor):
 
         export(self, plan, path, format)
 
-    def write_graph(self, logdir: str, api_name: str, component: Component | str | None = None) -> str:
-        """Writes the traced graph of a root API method for TensorBoard (each component is a name scope)."""
-        from rlworkbench.backends.torch.tb_graph import write_graph
+    def graph_def(self, api_name: str, component: Component | str | None = None) -> bytes:
+        """The traced graph of a root API method as a serialized ``GraphDef`` (each component a name scope)."""
+        from rlworkbench.backends.torch.graph_def import graph_def
 
-        return write_graph(self, logdir, api_name, component)
+        return graph_def(self, api_name, component)
 
     def _make_entry(self, component: Component, api_name: str, as_numpy: bool) -> Callable[..., Any]:
-        function = getattr(component, api_name)  # the plain bound function the fast path installed
+        function = getattr(component, api_name)  # the built call: the user's API method, bound
+        call = self.graph.calls_of(component, api_name)[0]
+        arguments = EntryArguments(component, call)
         device = torch.device(component.resolved_device or "cpu")
         converters = self.input_converters(component, api_name, _tensor_maker(device))
         to_host = cpu_to_numpy if device.type == "cpu" else to_numpy
         convert_out = self.output_converter(component, api_name, to_host) if as_numpy else _identity
         grad = self.graph.requires_grad(api_name, component)
         arity = len(converters)
-        where = {"component": component.path, "api_method": api_name}
         is_grad_enabled, set_grad_enabled = torch.is_grad_enabled, torch._C._set_grad_enabled
 
-        if arity == 1:
+        if arguments.plain and arity == 1:
             (convert,) = converters
 
-            def entry_one(*args: Any) -> Any:
-                if len(args) != 1:
-                    raise SpaceError("wrong number of arguments", expected=1, got=len(args), **where)
+            def entry_one(*args: Any, **kwargs: Any) -> Any:
+                if kwargs or len(args) != 1:
+                    args = arguments.values(args, kwargs)
                 tensor = convert(args[0])
                 before = is_grad_enabled()
                 set_grad_enabled(grad)
@@ -83,14 +83,18 @@ class TorchExecutor(Executor):
 
             return entry_one
 
-        def entry(*args: Any) -> Any:
-            if len(args) != arity:
-                raise SpaceError("wrong number of arguments", expected=arity, got=len(args), **where)
+        split = len(arguments.positional)
+        by_name = arguments.keyword_only
+
+        def entry(*args: Any, **kwargs: Any) -> Any:
+            if not arguments.plain or kwargs or len(args) != arity:
+                args = arguments.values(args, kwargs)
             tensors = [convert(value) for convert, value in zip(converters, args)]
             before = is_grad_enabled()
             set_grad_enabled(grad)
             try:
-                result = function(*tensors)
+                result = function(*tensors[:split], **dict(zip(by_name, tensors[split:]))) if by_name \
+                    else function(*tensors)
             finally:
                 set_grad_enabled(before)
             return convert_out(result)

@@ -13,7 +13,7 @@ from rlworkbench.components.policies.action_adapters import adapter_for
 from rlworkbench.components.registry import from_spec, register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
-from rlworkbench.core.probing import structure_to_space
+from rlworkbench.core.space_inference import structure_to_space
 from rlworkbench.errors import ConfigError
 from rlworkbench.spaces import ContainerSpace, Space
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
-from rlworkbench.core.probing import structure_to_space
+from rlworkbench.core.space_inference import structure_to_space
 from rlworkbench.spaces import Space
 
 

@@ -1,0 +1,83 @@
+"""What callers need of an agent, as small protocols (after Acme's ``Actor`` / ``Learner`` / ``VariableSource``).
+
+A worker needs an :class:`Actor` that is also a :class:`Learner` (an :class:`ActorLearner`); a weight broadcast
+needs :class:`HasWeights`; a checkpointer :class:`Checkpointing`. :class:`GraphAgent` is all of them plus the
+component tree (``root``) and its ``executor`` — what drawing, the explorer and TensorBoard summaries need — and
+:func:`is_agent` is the one test of "is this an agent" used across the package. The
+:class:`~rlworkbench.agents.agent.Agent` base satisfies every protocol; any object with the methods does too (they
+are structural).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from rlworkbench.core.component import Component
+    from rlworkbench.core.executor import Executor
+
+
+@runtime_checkable
+class Actor(Protocol):
+    """Acts: actions for a batch of states (one per env), exploring or not."""
+
+    def get_actions(self, states: Any, explore: bool = True) -> Any: ...
+
+    def reset(self) -> None:
+        """Starts new episodes in every environment (forgets episode-local state)."""
+
+
+@runtime_checkable
+class Learner(Protocol):
+    """Learns: takes transitions, says when it wants an update, and updates (returning metrics by name)."""
+
+    def observe(self, states: Any, actions: Any, rewards: Any, terminals: Any, next_states: Any,
+                env_id: Any = None) -> None: ...
+
+    def wants_update(self) -> bool: ...
+
+    def update(self, batch: Mapping[str, Any] | None = None) -> dict[str, float]: ...
+
+
+@runtime_checkable
+class ActorLearner(Actor, Learner, Protocol):
+    """What a :class:`~rlworkbench.execution.Worker` runs: acts, takes transitions, updates."""
+
+
+@runtime_checkable
+class HasWeights(Protocol):
+    """Its variables as NumPy arrays by scoped name, and back (how weights cross process boundaries)."""
+
+    def get_weights(self, trainable_only: bool = False) -> dict[str, np.ndarray]: ...
+
+    def set_weights(self, weights: Mapping[str, Any], strict: bool = True) -> None: ...
+
+
+@runtime_checkable
+class Checkpointing(Protocol):
+    """Saves itself into a directory and loads from one."""
+
+    def save(self, directory: str | Path) -> Path: ...
+
+    def load(self, directory: str | Path) -> Any: ...
+
+
+@runtime_checkable
+class GraphAgent(ActorLearner, HasWeights, Checkpointing, Protocol):
+    """An agent made of a component graph: every protocol above, plus the root component and its executor
+    (``None`` until built)."""
+
+    root: Component
+    executor: Executor | None
+
+
+def is_agent(value: Any) -> bool:
+    """Whether ``value`` is an agent in rlworkbench's sense (a :class:`GraphAgent`): drawn, explored and summarised
+    as its root component's graph."""
+    from rlworkbench.core.component import Component
+
+    return isinstance(value, GraphAgent) and isinstance(getattr(value, "root", None), Component)

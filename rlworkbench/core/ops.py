@@ -1,0 +1,271 @@
+"""The ops contract: what ``self.ops`` offers graph functions, stated once for every backend.
+
+A component writes its maths once, in graph functions that call ``self.ops.<name>(...)``; the build sets
+``self.ops`` to the backend's namespace (``rlworkbench.backends.<backend>.ops``, a module whose ``__all__``
+lists its ops). :class:`Ops` below is that namespace's interface: one method per op, with the parameter list
+every backend uses and what the op computes. Read it to know which ops exist and what they promise; a type
+checker reads it through the annotation ``Component.ops: Ops | None``.
+
+How it is checked: ``tests/parity/test_ops_contract.py`` requires each installed backend's namespace to hold
+exactly these names, each with exactly these parameters (names, kinds and defaults, in order), and every op
+here to have a docstring; ``tests/backends/test_ops_*.py`` and ``tests/parity`` check that the backends give
+the same numbers. A new op goes into every backend and into this protocol.
+
+Conventions:
+
+* ``Tensor`` is the backend's tensor (``torch.Tensor``, ``tf.Tensor``); where an argument says ``Any`` it also
+  takes Python numbers (and, on a static-graph backend, scalar tensors for sizes not known while tracing).
+* ``Variable`` is what ``Component.create_variable`` returns; ``Generator`` is what
+  ``Component.create_random_generator`` returns.
+* ``axis`` counts from 0, negative from the end; ``axis=None`` in a reduction means over all axes.
+* ``dtype`` is a string: ``"float32"``, ``"float64"``, ``"float16"``, ``"int32"``, ``"int64"``, ``"int8"``,
+  ``"uint8"`` or ``"bool"``. Indices given to ops may have any int dtype; ints that ops return are int64.
+* Images are channels-last ``(batch, height, width, channels)`` and conv kernels ``(kh, kw, in, out)``.
+
+This module imports no framework (``rlworkbench.core`` never does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+Tensor = Any  # the backend's tensor type
+Variable = Any  # a backend variable, from Component.create_variable
+Generator = Any  # a backend random generator, from Component.create_random_generator
+
+# The names every backend's ``ACTIVATIONS`` holds (and ``activation`` accepts).
+ACTIVATION_NAMES = ("linear", "relu", "tanh", "sigmoid", "elu", "selu", "leaky_relu", "softplus", "swish")
+
+
+class Ops(Protocol):
+    """The operations graph functions call as ``self.ops.<name>``; every backend provides all of them."""
+
+    # ----- basic: layers, activations, shapes, casts, reductions ------------------------------------------------
+    def dense(self, x: Tensor, kernel: Tensor, bias: Tensor | None) -> Tensor:
+        """``x @ kernel + bias`` over the last axis of ``x`` (any leading axes); kernel is ``(in, out)``, bias
+        ``(out,)`` or ``None`` for none."""
+
+    @property
+    def ACTIVATIONS(self) -> Mapping[str, Callable[[Tensor], Tensor]]:
+        """Element-wise activation functions by name (``ACTIVATION_NAMES``); ``leaky_relu`` has slope 0.2,
+        ``swish`` is ``x * sigmoid(x)``."""
+
+    def activation(self, name: str | None) -> Callable[[Tensor], Tensor]:
+        """The activation function called ``name`` from ``ACTIVATIONS``; ``None`` is ``"linear"`` (identity)."""
+
+    def clip(self, x: Tensor, low: float, high: float) -> Tensor:
+        """``x`` clipped element-wise into ``[low, high]``, keeping its dtype."""
+
+    def multiply(self, x: Tensor, factor: float) -> Tensor:
+        """``x * factor``; an int ``x`` becomes float32 first."""
+
+    def reshape(self, x: Tensor, shape: Sequence[Any]) -> Tensor:
+        """``x`` with a new shape (one entry may be -1: inferred)."""
+
+    def leading_dims(self, x: Tensor, count: int) -> tuple[Any, ...]:
+        """The sizes of the first ``count`` axes (batch/time): ints, or scalar tensors where not known statically."""
+
+    def one_hot(self, x: Tensor, depth: int) -> Tensor:
+        """Float32 one-hot encoding of the int ``x`` on a new last axis of size ``depth``."""
+
+    def concat(self, values: Sequence[Tensor], axis: int = -1) -> Tensor:
+        """``values`` joined along the existing axis ``axis``."""
+
+    def cast(self, x: Tensor, dtype: str) -> Tensor:
+        """``x`` converted to ``dtype`` (a dtype string, e.g. ``"float32"``)."""
+
+    def argmax(self, x: Tensor, axis: int = -1) -> Tensor:
+        """Int64 index of the largest entry along ``axis`` (which is removed)."""
+
+    def reduce_sum(self, x: Tensor, axis: int | None = None) -> Tensor:
+        """Sum over ``axis`` (removed), or of all entries when ``axis`` is ``None``."""
+
+    def reduce_mean(self, x: Tensor, axis: int | None = None) -> Tensor:
+        """Mean over ``axis`` (removed), or of all entries when ``axis`` is ``None``."""
+
+    def identity(self, x: Any) -> Any:
+        """``x`` itself, unchanged."""
+
+    # ----- math: element-wise maths, reductions, softmax family, gathers, shapes, constants ---------------------
+    def exp(self, x: Tensor) -> Tensor:
+        """``e ** x`` element-wise."""
+
+    def log(self, x: Tensor) -> Tensor:
+        """Natural logarithm element-wise."""
+
+    def sqrt(self, x: Tensor) -> Tensor:
+        """Square root element-wise."""
+
+    def square(self, x: Tensor) -> Tensor:
+        """``x * x`` element-wise."""
+
+    def abs(self, x: Tensor) -> Tensor:
+        """Absolute value element-wise."""
+
+    def sign(self, x: Tensor) -> Tensor:
+        """-1, 0 or 1 element-wise, in ``x``'s dtype."""
+
+    def minimum(self, a: Any, b: Any) -> Tensor:
+        """Element-wise minimum of ``a`` and ``b`` (broadcast; a Python number takes the tensor's dtype)."""
+
+    def maximum(self, a: Any, b: Any) -> Tensor:
+        """Element-wise maximum of ``a`` and ``b`` (broadcast; a Python number takes the tensor's dtype)."""
+
+    def where(self, condition: Tensor, a: Any, b: Any) -> Tensor:
+        """``a`` where the bool ``condition`` holds, else ``b``, element-wise (broadcast)."""
+
+    def reduce_max(self, x: Tensor, axis: int | None = None, keepdims: bool = False) -> Tensor:
+        """Maximum over ``axis`` (kept as size 1 if ``keepdims``), or of all entries when ``axis`` is ``None``."""
+
+    def reduce_min(self, x: Tensor, axis: int | None = None, keepdims: bool = False) -> Tensor:
+        """Minimum over ``axis`` (kept as size 1 if ``keepdims``), or of all entries when ``axis`` is ``None``."""
+
+    def reduce_logsumexp(self, x: Tensor, axis: int = -1, keepdims: bool = False) -> Tensor:
+        """``log(sum(exp(x)))`` over ``axis``, computed stably (kept as size 1 if ``keepdims``)."""
+
+    def softmax(self, x: Tensor, axis: int = -1) -> Tensor:
+        """``exp(x) / sum(exp(x))`` along ``axis``."""
+
+    def log_softmax(self, x: Tensor, axis: int = -1) -> Tensor:
+        """``log(softmax(x))`` along ``axis``, computed stably."""
+
+    def huber(self, x: Tensor, delta: float = 1.0) -> Tensor:
+        """Element-wise Huber loss of the error ``x``: ``x**2 / 2`` within ``delta``, else
+        ``delta * (|x| - delta / 2)``."""
+
+    def stack(self, values: Sequence[Tensor], axis: int = 0) -> Tensor:
+        """Same-shaped ``values`` joined along a new axis ``axis``."""
+
+    def unstack(self, x: Tensor, axis: int = 0) -> list[Tensor]:
+        """The slices of ``x`` along ``axis`` (removed), as a list; the inverse of ``stack``."""
+
+    def gather(self, params: Tensor, indices: Tensor) -> Tensor:
+        """Rows of ``params`` (along axis 0) at int ``indices`` of any shape: shape ``indices.shape + rows``."""
+
+    def select_by_index(self, x: Tensor, indices: Tensor) -> Tensor:
+        """One entry of the last axis of ``x`` per leading position: ``out[i...] = x[i..., indices[i...]]``."""
+
+    def expand_dims(self, x: Tensor, axis: int) -> Tensor:
+        """``x`` with a new axis of size 1 at ``axis``."""
+
+    def squeeze(self, x: Tensor, axis: int) -> Tensor:
+        """``x`` without the axis ``axis``, which must have size 1."""
+
+    def transpose(self, x: Tensor, perm: Sequence[int]) -> Tensor:
+        """``x`` with its axes reordered: output axis ``i`` is input axis ``perm[i]``."""
+
+    def tile(self, x: Tensor, multiples: Sequence[int]) -> Tensor:
+        """``x`` repeated ``multiples[i]`` times along each axis ``i`` (one multiple per axis)."""
+
+    def reverse(self, x: Tensor, axis: int) -> Tensor:
+        """``x`` with the order of entries along ``axis`` reversed."""
+
+    def cumsum(self, x: Tensor, axis: int, reverse: bool = False) -> Tensor:
+        """Inclusive cumulative sum along ``axis``; from the end backwards if ``reverse``."""
+
+    def matmul(self, a: Tensor, b: Tensor) -> Tensor:
+        """Matrix product ``a @ b`` (batched over leading axes)."""
+
+    def zeros(self, shape: Sequence[Any], dtype: str = "float32") -> Tensor:
+        """A tensor of zeros of ``shape`` and ``dtype``."""
+
+    def ones(self, shape: Sequence[Any], dtype: str = "float32") -> Tensor:
+        """A tensor of ones of ``shape`` and ``dtype``."""
+
+    def fill(self, shape: Sequence[Any], value: Any, dtype: str = "float32") -> Tensor:
+        """A tensor of ``shape`` and ``dtype`` with every entry ``value``."""
+
+    def zeros_like(self, x: Tensor) -> Tensor:
+        """Zeros of ``x``'s shape and dtype."""
+
+    def ones_like(self, x: Tensor) -> Tensor:
+        """Ones of ``x``'s shape and dtype."""
+
+    def constant(self, value: Any, dtype: str = "float32") -> Tensor:
+        """``value`` (a number, nested list or array) as a tensor of ``dtype``."""
+
+    def arange(self, start: Any, limit: Any | None = None, dtype: str = "int64") -> Tensor:
+        """``start, start + 1, …`` up to ``limit`` (excluded), of ``dtype``; ``arange(n)`` is ``0 … n - 1``."""
+
+    def dim(self, x: Tensor, axis: int) -> Any:
+        """The size of axis ``axis``: an int, or a scalar tensor where not known statically."""
+
+    def stop_gradient(self, x: Tensor) -> Tensor:
+        """``x``'s value, with no gradient flowing back through it."""
+
+    def global_norm(self, tensors: Sequence[Tensor]) -> Tensor:
+        """``sqrt`` of the sum of the squares of all entries of all ``tensors`` (a scalar)."""
+
+    # ----- state: changing variables, gradients -----------------------------------------------------------------
+    def assign(self, variable: Variable, value: Any) -> Any:
+        """Sets ``variable`` to ``value`` (cast to its dtype, broadcast to its shape), outside any gradient;
+        returns the update (the variable, or the backend's assignment result)."""
+
+    def assign_add(self, variable: Variable, value: Any) -> Any:
+        """Adds ``value`` (cast to the variable's dtype, broadcast to its shape) to ``variable`` in place."""
+
+    def assign_sub(self, variable: Variable, value: Any) -> Any:
+        """Subtracts ``value`` (cast to the variable's dtype, broadcast to its shape) from ``variable`` in place."""
+
+    def scatter_update(self, variable: Variable, indices: Tensor, updates: Tensor) -> Any:
+        """``variable[indices] = updates`` along axis 0 (rows), ``updates`` cast to the variable's dtype."""
+
+    def read(self, variable: Variable) -> Tensor:
+        """A snapshot of ``variable``'s value that later assignments do not change."""
+
+    def gradients(self, loss: Tensor, variables: Sequence[Variable]) -> list[Tensor]:
+        """``d loss / d variable`` for each variable, zeros where ``loss`` does not depend on it."""
+
+    # ----- random: sampling from a component's own generator ----------------------------------------------------
+    def random_uniform(self, generator: Generator, shape: Sequence[Any], low: float = 0.0,
+                       high: float = 1.0) -> Tensor:
+        """Float32 samples of ``shape``, uniform in ``[low, high)``."""
+
+    def random_normal(self, generator: Generator, shape: Sequence[Any], mean: float = 0.0,
+                      stddev: float = 1.0) -> Tensor:
+        """Float32 samples of ``shape`` from ``Normal(mean, stddev)``."""
+
+    def random_integers(self, generator: Generator, shape: Sequence[Any], low: int, high: Any) -> Tensor:
+        """Int64 samples of ``shape``, uniform in ``[low, high)``; ``high`` may be a scalar tensor."""
+
+    def random_categorical(self, generator: Generator, logits: Tensor) -> Tensor:
+        """One int64 sample per leading position from ``softmax(logits)`` over the last axis (Gumbel-max)."""
+
+    # ----- nn: convolution, pooling, scan -----------------------------------------------------------------------
+    def conv2d(self, x: Tensor, kernel: Tensor, bias: Tensor | None, strides: Sequence[int] = (1, 1),
+               padding: str = "valid") -> Tensor:
+        """2-D cross-correlation of NHWC ``x`` with a ``(kh, kw, in, out)`` kernel plus ``bias`` (or none);
+        ``padding`` ``"valid"`` (none) or ``"same"`` (TensorFlow's: output size ``ceil(in / stride)``)."""
+
+    def max_pool2d(self, x: Tensor, pool_size: Sequence[int], strides: Sequence[int],
+                   padding: str = "valid") -> Tensor:
+        """Max over ``pool_size`` windows of NHWC ``x``; ``"same"`` pads as TensorFlow (padding never wins)."""
+
+    def scan(self, fn: Callable[[Any, Tensor], Any], elems: Tensor, initializer: Any) -> Any:
+        """``carry = fn(carry, elems[t])`` for each ``t`` along axis 0 from ``initializer``; returns every step's
+        carry stacked on a new axis 0 (nested like ``initializer``), as ``tf.scan``."""
+
+    # ----- distributions: special functions, gamma sampling -----------------------------------------------------
+    def lgamma(self, x: Tensor) -> Tensor:
+        """``log |Γ(x)|`` element-wise."""
+
+    def digamma(self, x: Tensor) -> Tensor:
+        """``ψ(x) = d/dx log Γ(x)`` element-wise."""
+
+    def atanh(self, x: Tensor) -> Tensor:
+        """Inverse hyperbolic tangent element-wise (``±inf`` at ``±1``)."""
+
+    def random_gamma(self, generator: Generator, concentration: Tensor) -> Tensor:
+        """One ``Gamma(concentration, rate=1)`` sample per element (same shape and dtype), differentiable with
+        respect to ``concentration``."""
+
+    # ----- image ------------------------------------------------------------------------------------------------
+    def resize_bilinear(self, images: Tensor, height: int, width: int) -> Tensor:
+        """``(n, h, w, c)`` images resized to float32 ``(n, height, width, c)``: bilinear, half-pixel centres,
+        no antialiasing."""
+
+    # ----- optim ------------------------------------------------------------------------------------------------
+    def clip_by_global_norm(self, tensors: Sequence[Tensor], clip_norm: float) -> list[Tensor]:
+        """``tensors`` scaled by ``clip_norm / max(global_norm(tensors), clip_norm)``: unchanged while their
+        global norm is at most ``clip_norm``, else scaled down to exactly ``clip_norm``."""

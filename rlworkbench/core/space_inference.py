@@ -1,0 +1,136 @@
+"""Output spaces of graph functions, inferred exactly from what they compute — never guessed.
+
+A static-graph backend reads them off the trace: batch/time ranks are its unknown dimensions. A define-by-run
+backend runs each graph function in two *sample passes*, on sampled inputs of two different (batch, time) sizes
+(:data:`SAMPLE_SIZES`): a dimension that is the same in both passes is part of the core shape, one that follows
+the batch (time) size is the batch (time) rank, and one that changes in any other way (``batch * time`` after a
+flatten, ``batch - 1``) cannot be a space's rank — the build stops with a :class:`BuildError` naming the graph
+function and the output, which then declares ``output_spaces``. Inputs without batch/time ranks are the same in
+both passes, so a function of such inputs only runs once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rlworkbench.errors import BuildError
+from rlworkbench.spaces import BoolBox, Dict, FloatBox, IntBox, Space, TextBox, Tuple
+
+SAMPLE_SIZES = ((7, 5), (11, 3))  # (batch, time) of the two sample passes; distinct in every dimension
+SAMPLE_SEED = 20190402
+
+Ranks = tuple[bool, bool, bool]  # (batch, time, time_major)
+
+
+def sample_size(space: Space, sample_pass: int) -> int | tuple[int, int] | None:
+    """The ``size`` argument of ``space.sample`` for one sample pass (0 or 1): ``(batch, time)``, one of them, or
+    None (the space lays a time-major sample out itself)."""
+    batch, time = SAMPLE_SIZES[sample_pass]
+    if space.has_batch_rank and space.has_time_rank:
+        return (batch, time)
+    if space.has_batch_rank:
+        return batch
+    return time if space.has_time_rank else None
+
+
+def sample_value(space: Space, sample_pass: int, rng: np.random.Generator) -> Any:
+    """A sampled value of ``space`` at the sizes of ``sample_pass``."""
+    return space.sample(sample_size(space, sample_pass), seed=rng)
+
+
+def has_extra_ranks(space: Space) -> bool:
+    """Whether any leaf of ``space`` has a batch or time rank (so its sample differs between the passes)."""
+    return any(leaf.has_batch_rank or leaf.has_time_rank for leaf in space.flatten().values())
+
+
+def ranks_of_two_passes(shape_a: tuple[int, ...], shape_b: tuple[int, ...], where: dict[str, Any]) -> tuple[Ranks, int]:
+    """``(ranks, count)``: the batch/time ranks an output leaf has, read off its shapes in the two passes, and how
+    many leading dimensions they take. Raises a BuildError (with ``where``) if the shapes do not say."""
+    (batch_a, time_a), (batch_b, time_b) = SAMPLE_SIZES
+    if len(shape_a) != len(shape_b):
+        raise BuildError("an output's rank changes with the batch/time size of the inputs; declare output_spaces",
+                         expected="the same rank in both sample passes", got=f"shapes {shape_a} and {shape_b}",
+                         **where)
+    kinds = []
+    for size_a, size_b in zip(shape_a, shape_b):
+        if size_a == size_b:
+            kinds.append("core")
+        elif (size_a, size_b) == (batch_a, batch_b):
+            kinds.append("batch")
+        elif (size_a, size_b) == (time_a, time_b):
+            kinds.append("time")
+        else:
+            raise BuildError("an output dimension depends on the batch/time size but is neither the batch nor the time "
+                             "rank (e.g. batch * time after a flatten); declare output_spaces",
+                             expected=f"sizes {SAMPLE_SIZES[0]} then {SAMPLE_SIZES[1]} for (batch, time)",
+                             got=f"shapes {shape_a} and {shape_b}", **where)
+    count = next((i for i, kind in enumerate(kinds) if kind == "core"), len(kinds))
+    leading = tuple(kinds[:count])
+    orders = {(): (False, False, False), ("batch",): (True, False, False), ("time",): (False, True, False),
+              ("batch", "time"): (True, True, False), ("time", "batch"): (True, True, True)}
+    if ("core" in kinds and any(kind != "core" for kind in kinds[count:])) or leading not in orders:
+        raise BuildError("the batch/time dimensions of an output must come first, once each; declare output_spaces",
+                         expected="(batch, [time,] core...) or (time, batch, core...)",
+                         got=f"dimensions {kinds} (shapes {shape_a} and {shape_b})", **where)
+    return orders[leading], count
+
+
+def leaf_space(shape: tuple[int, ...], dtype: np.dtype) -> Space:
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        return FloatBox(shape=shape, dtype=dtype)
+    if dtype.kind in "iu":
+        return IntBox(shape=shape, dtype=dtype)
+    if dtype.kind == "b":
+        return BoolBox(shape)
+    return TextBox(shape)
+
+
+def space_of_two_passes(shape_a: tuple[int, ...], shape_b: tuple[int, ...], dtype: np.dtype,
+                        where: dict[str, Any]) -> Space:
+    """The space of one output leaf from its shapes in the two passes (see the module docstring)."""
+    ranks, count = ranks_of_two_passes(tuple(shape_a), tuple(shape_b), where)
+    return leaf_space(tuple(shape_a[count:]), dtype)._with_ranks(*ranks)
+
+
+def reference_ranks(spaces: list[Space]) -> Ranks:
+    """(batch, time, time_major) of the first input leaf that has any extra rank (for backends that see unknown
+    dimensions but not which is which)."""
+    for space in spaces:
+        for leaf in space.flatten().values():
+            if leaf.has_batch_rank or leaf.has_time_rank:
+                return leaf.has_batch_rank, leaf.has_time_rank, leaf.time_major
+    return False, False, False
+
+
+def structure_to_space(structure: Any, space_of_leaf: Any) -> Space:
+    """Maps a nested output (dicts/tuples of tensors) to Dict/Tuple spaces of ``space_of_leaf(tensor)``."""
+    if isinstance(structure, dict):
+        return Dict({k: structure_to_space(v, space_of_leaf) for k, v in structure.items()})
+    if isinstance(structure, (tuple, list)):
+        return Tuple(*(structure_to_space(v, space_of_leaf) for v in structure))
+    return space_of_leaf(structure)
+
+
+def pairs_to_space(structure_a: Any, structure_b: Any, space_of_pair: Any, key_path: str = "") -> Space:
+    """Like :func:`structure_to_space` over the outputs of both passes, leaf by leaf (``space_of_pair(a, b,
+    key_path)``); the two must have one structure."""
+    if isinstance(structure_a, dict):
+        if not isinstance(structure_b, dict) or list(structure_a) != list(structure_b):
+            raise BuildError("an output's structure changes with the batch/time size of the inputs",
+                             key_path=key_path or None, expected=sorted(structure_a), got=repr(structure_b)[:80])
+        return Dict({k: pairs_to_space(v, structure_b[k], space_of_pair, _join(key_path, k))
+                     for k, v in structure_a.items()})
+    if isinstance(structure_a, (tuple, list)):
+        if not isinstance(structure_b, (tuple, list)) or len(structure_a) != len(structure_b):
+            raise BuildError("an output's structure changes with the batch/time size of the inputs",
+                             key_path=key_path or None, expected=len(structure_a), got=repr(structure_b)[:80])
+        return Tuple(*(pairs_to_space(a, b, space_of_pair, _join(key_path, str(i)))
+                       for i, (a, b) in enumerate(zip(structure_a, structure_b))))
+    return space_of_pair(structure_a, structure_b, key_path)
+
+
+def _join(key_path: str, key: str) -> str:
+    return f"{key_path}/{key}" if key_path else key
