@@ -74,6 +74,10 @@ class ApiSpec:
     def __post_init__(self) -> None:
         self.signature = inspect.signature(self.fn)
         parameters = list(self.signature.parameters.values())[1:]  # without self
+        if self.graph_fn is not None and self.graph_fn.pass_key:  # the leaf's key is the graph function's, not an input
+            parameters = parameters[1:]
+            self.signature = self.signature.replace(parameters=[*list(self.signature.parameters.values())[:1],
+                                                                *parameters])
         positional = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         self.keyword_only = [p.name for p in parameters if p.kind is p.KEYWORD_ONLY]
         self.params = positional + self.keyword_only

@@ -158,11 +158,21 @@ class NumericBox(BoxSpace):
 
 
 def _bound_text(bound: np.ndarray) -> str:
-    if bound.ndim == 0:
-        value = bound.item()
-        # whole numbers in full (IntBox bounds), but huge ones (float32's max) short
-        return str(int(value)) if float(value).is_integer() and abs(value) < 1e16 else f"{value:g}"
-    return "array"
+    """A bound, compactly: one number when all its elements agree, up to four numbers ``(a, b, c, d)``, else the
+    range of its elements ``low..high``."""
+    flat = np.asarray(bound).ravel()
+    if flat.size and np.all(flat == flat[0]):
+        return _number_text(flat[0].item())
+    if flat.size <= 4:
+        return "(" + ", ".join(_number_text(v.item()) for v in flat) + ")"
+    return f"{_number_text(flat.min().item())}..{_number_text(flat.max().item())}"
+
+
+def _number_text(value: float) -> str:
+    # whole numbers in full (IntBox bounds), but huge ones (float32's max) short; others to 3 significant digits
+    if float(value).is_integer() and abs(value) < 1e16:
+        return str(int(value))
+    return f"{value:.3g}" if np.isfinite(value) and abs(value) < 1e16 else f"{value:g}"
 
 
 class FloatBox(NumericBox):

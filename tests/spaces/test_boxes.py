@@ -326,3 +326,12 @@ def test_repr_is_compact():
     assert repr(FloatBox(-big, big)) == "FloatBox((), float32, [-3.40282e+38, 3.40282e+38])"
     assert repr(IntBox(0, 2**40)) == f"IntBox((), int64, [0, {2**40}))"
     assert repr(FloatBox(low=0.0)) == "FloatBox((), float32, [0, inf])"
+
+
+def test_repr_summarises_element_wise_bounds():
+    cartpole = FloatBox(np.array([-4.8, -np.inf, -0.41887903, -np.inf]), np.array([4.8, np.inf, 0.41887903, np.inf]))
+    assert repr(cartpole) == "FloatBox((4,), float32, [(-4.8, -inf, -0.419, -inf), (4.8, inf, 0.419, inf)])"
+    assert repr(FloatBox(np.full(3, -2.0), np.full(3, 2.0))) == "FloatBox((3,), float32, [-2, 2])"  # all alike
+    image = IntBox(np.zeros((2, 3)), np.arange(6).reshape(2, 3) + 10, dtype="int32")
+    assert repr(image) == "IntBox((2, 3), int32, [0, 10..15))"
+    assert "array" not in repr(cartpole) + repr(image)
