@@ -2,7 +2,7 @@
 
 from rlworkbench.core.assembly import assemble
 from rlworkbench.core.backend import Backend, get_backend
-from rlworkbench.core.builder import build
+from rlworkbench.core.builder import OutputSpaceOf, build
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
 from rlworkbench.core.executor import Executor
@@ -14,6 +14,7 @@ __all__ = [
            "Component",
            "ComponentGraph",
            "Executor",
+           "OutputSpaceOf",
            "Stuck",
            "api",
            "assemble",

@@ -18,6 +18,7 @@ from __future__ import annotations
 import fnmatch
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -34,13 +35,24 @@ from rlworkbench.errors import BuildError, ConfigError, RLWorkbenchError
 from rlworkbench.spaces import Space, as_space
 
 
+@dataclass(frozen=True)
+class OutputSpaceOf:
+    """An input space that is the output space of a root API method, known only once the build gets there:
+    ``{"preprocessed_states": OutputSpaceOf("preprocess")}`` gives the argument whatever ``preprocess`` returns
+    (``index`` picks one output of several). No side build is needed to learn it."""
+
+    api_method: str
+    index: int | None = None
+
+
 def build(root: Component, input_spaces: Mapping[str, Any], backend: str | Backend | None = None,
           device_map: Mapping[str, str] | None = None, seed: int | None = None,
           api_methods: Iterable[str] | None = None, executor_options: Mapping[str, Any] | None = None) -> Executor:
     """Assembles and builds ``root``; returns its executor.
 
     ``input_spaces`` maps the root's API parameter names to spaces (rlworkbench or Gymnasium spaces; a list of
-    spaces for a ``*args`` parameter; optional parameters — ``None`` defaults — only when they take a value).
+    spaces for a ``*args`` parameter; optional parameters — ``None`` defaults — only when they take a value; an
+    :class:`OutputSpaceOf` for a space another root API method computes).
     ``device_map`` maps component paths below the root (glob patterns, e.g. ``"policy/*"``) to devices. ``seed``
     makes variable initial values reproducible (and equal across backends). ``executor_options`` go to the
     backend's executor (e.g. ``{"jit_compile": True}`` for XLA on TensorFlow).
@@ -64,8 +76,9 @@ def build(root: Component, input_spaces: Mapping[str, Any], backend: str | Backe
     return executor
 
 
-def _expand_var_args(root: Component, input_spaces: Mapping[str, Any]) -> tuple[dict[str, Space], dict[str, int]]:
-    spaces: dict[str, Space] = {}
+def _expand_var_args(root: Component, input_spaces: Mapping[str, Any],
+                     ) -> tuple[dict[str, Space | OutputSpaceOf], dict[str, int]]:
+    spaces: dict[str, Any] = {}
     arity: dict[str, int] = {}
     for key, value in input_spaces.items():
         if isinstance(value, (list, tuple)) and not isinstance(value, Space):
@@ -77,16 +90,22 @@ def _expand_var_args(root: Component, input_spaces: Mapping[str, Any]) -> tuple[
         if spec.var_param:
             indices = [k for k in spaces if k.startswith(f"{spec.var_param}[")]
             arity[name] = len(indices)
-    return {key: as_space(value, argument=key, component=root.path) for key, value in spaces.items()}, arity
+    return {key: value if isinstance(value, OutputSpaceOf) else as_space(value, argument=key, component=root.path)
+            for key, value in spaces.items()}, arity
 
 
-def _check_input_keys(graph: ComponentGraph, spaces: dict[str, Space]) -> None:
+def _check_input_keys(graph: ComponentGraph, spaces: dict[str, Space | OutputSpaceOf]) -> None:
     known = {param for inputs in graph.root_inputs.values() for param in inputs}
     unknown = sorted(set(spaces) - known)
     if unknown:
         optional = {p for name in graph.root_inputs for p in graph.root.api_methods[name].params}
         raise BuildError("input spaces given for arguments no root API method has", component=graph.root.path,
                          expected=sorted(known | optional), got=unknown, graph=graph)
+    for key, value in spaces.items():
+        if isinstance(value, OutputSpaceOf) and value.api_method not in graph.root_inputs:
+            raise BuildError("an input space refers to the output of an API method that is not built",
+                             component=graph.root.path, argument=key, expected=sorted(graph.root_inputs),
+                             got=value.api_method, graph=graph)
 
 
 def resolve_devices(root: Component, device_map: Mapping[str, str] | None, backend: Backend) -> dict[int, str]:
@@ -152,8 +171,9 @@ class _Build:
         self.restorer = _Restorer(backend)
         self.samples: dict[int, Any] = {}
 
-    def run(self, spaces: dict[str, Space]) -> None:
+    def run(self, spaces: dict[str, Space | OutputSpaceOf]) -> None:
         graph, root = self.graph, self.graph.root
+        self.links: list[tuple[Record, Record]] = []  # (root input, the root API output whose space it takes)
         for api_name, inputs in graph.root_inputs.items():
             for param, record in inputs.items():
                 if param not in spaces:
@@ -161,7 +181,11 @@ class _Build:
                     raise BuildError("no input space given for this argument of the root", component=root.path,
                                      api_method=api_name, argument=param, expected="a Space in input_spaces",
                                      got="nothing", graph=graph)
-                record.space = spaces[param]
+                value = spaces[param]
+                if isinstance(value, OutputSpaceOf):
+                    self.links.append((record, self._output_record(value, param)))
+                else:
+                    record.space = value
         for component in root.walk():
             component.backend, component.ops = self.backend, self.backend.ops
             component.resolved_device = self.devices[id(component)]
@@ -171,6 +195,16 @@ class _Build:
         for component in called:
             component.input_spaces = self._known_inputs(component)
         self.restorer.restore(called)
+
+    def _output_record(self, link: OutputSpaceOf, param: str) -> Record:
+        outputs = self.graph.root_call(link.api_method).outputs
+        chosen = outputs if link.index is None else (
+            outputs[link.index] if isinstance(outputs, tuple) and -len(outputs) <= link.index < len(outputs) else None)
+        if not isinstance(chosen, Record):
+            raise BuildError("an input space refers to an output that is not one value", component=self.graph.root.path,
+                             argument=param, expected=f"an output of '{link.api_method}' (index into its outputs "
+                             "when it returns several)", got=f"index {link.index} of {outputs!r}", graph=self.graph)
+        return chosen
 
     # ----- propagation ---------------------------------------------------------------------------------------
     def _propagate(self, samples: dict[int, Any]) -> None:
@@ -214,6 +248,21 @@ class _Build:
             pending_inputs[id(call)] = len(unknown)
             for record in unknown:
                 listeners.setdefault(record.id, []).append(self._call_gets(call, pending_inputs, ready_calls))
+        def space_arrived(record: Record) -> None:
+            for tell in listeners.pop(record.id, ()):
+                tell()
+
+        def linked(target: Record, source: Record) -> Callable[[], None]:
+            def arrived() -> None:
+                target.space = source.space
+                space_arrived(target)
+            return arrived
+
+        for target, source in self.links:  # after the listeners on the targets are in place
+            if source.space is not None:
+                linked(target, source)()
+            else:
+                listeners.setdefault(source.id, []).append(linked(target, source))
         calls_of_component: dict[int, list[GraphFnCall]] = {}
         for call in graph.graph_fn_calls:
             calls_of_component.setdefault(id(call.component), []).append(call)
@@ -243,8 +292,7 @@ class _Build:
                 done_calls.add(id(call))
                 progressed = True
                 for record in call.outputs:
-                    for tell in listeners.pop(record.id, ()):
-                        tell()
+                    space_arrived(record)
             if not progressed:
                 break
         pending = [c for c in graph.graph_fn_calls if id(c) not in done_calls]

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from core_components import STATES, Agent
+import numpy as np
+import pytest
+from core_components import STATES, Agent, Scale, Stack
 
-from rlworkbench import build
+from rlworkbench import BuildError, Component, api, build
+from rlworkbench.core.builder import OutputSpaceOf
 from rlworkbench.spaces import FloatBox
 
 
@@ -103,3 +106,47 @@ def test_variables_are_created_in_waves_as_spaces_arrive():
     build(root, {"states": STATES}, seed=1)
     # wave 1: everything fed by the root's argument; then each layer once the one before it ran
     assert order == ["agent", "agent/net", "agent/net/dense_0", "agent/net/dense_1", "agent/head"]
+
+
+class Encoder(Component):
+    """``encode(states)`` → features of the net; ``score(features)`` takes what ``encode`` gives, by its space."""
+
+    def __init__(self):
+        self.net = Stack(4, 3, name="net")
+        self.head = Scale(name="head")
+        super().__init__(self.net, self.head, name="encoder")
+
+    @api
+    def encode(self, states):
+        return self.net.apply(states)
+
+    @api
+    def score(self, features):
+        return self.head.apply(features)
+
+    @api
+    def both(self, states):
+        return self.net.apply(states), self.head.apply(self.net.apply(states))
+
+
+@pytest.mark.parametrize("backend", ["torch", "tf"])
+def test_an_input_space_can_be_another_api_methods_output_space(backend):
+    pytest.importorskip({"torch": "torch", "tf": "tensorflow"}[backend])
+    root = Encoder()
+    executor = build(root, {"states": STATES, "features": OutputSpaceOf("encode")}, backend=backend, seed=0)
+    features = FloatBox(shape=(3,), add_batch_rank=True)
+    assert executor.graph.root_inputs["score"]["features"].space == features
+    assert root.head.input_spaces == {"x": features}
+    out = executor.execute("score", np.ones((2, 3), np.float32))
+    np.testing.assert_allclose(out, 2.0 * np.ones((2, 3)))  # the head's factor starts at 2
+
+
+def test_an_output_space_link_names_what_it_cannot_follow():
+    with pytest.raises(BuildError, match="not built") as info:
+        build(Encoder(), {"states": STATES, "features": OutputSpaceOf("decode")}, api_methods=["encode", "score"])
+    assert info.value.argument == "features" and info.value.got == "decode"
+    with pytest.raises(BuildError, match="not one value") as info:
+        build(Encoder(), {"states": STATES, "features": OutputSpaceOf("both", index=5)})
+    assert info.value.argument == "features"
+    executor = build(Encoder(), {"states": STATES, "features": OutputSpaceOf("both", index=0)})
+    assert executor.graph.root_inputs["score"]["features"].space == FloatBox(shape=(3,), add_batch_rank=True)

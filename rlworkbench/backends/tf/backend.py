@@ -88,7 +88,8 @@ class TFBackend(Backend):
         """Traces the whole build once, as one graph with placeholders for the root's inputs (like RLgraph's
         static build): graph functions see symbolic tensors whose unknown dims are the batch/time ranks,
         gradients between components work, and nothing is computed or changed."""
-        records = [record for inputs in graph.root_inputs.values() for record in inputs.values()]
+        records = [record for inputs in graph.root_inputs.values() for record in inputs.values()
+                   if record.space is not None]  # an input whose space another API method gives comes later
         signature = [tensor_spec(record.space) for record in records]
 
         def trace(*placeholders: Any) -> int:
