@@ -198,7 +198,7 @@ def write_csv(frame: pd.DataFrame, path: Path) -> Path:
     return path
 
 
-def print_table(title: str, frame: pd.DataFrame, columns: list[str], path: Path) -> None:
+def print_table(title: str, frame: pd.DataFrame, columns: list[str], path: Path | None) -> None:
     stamp = frame.iloc[0] if len(frame) else {}
     print(f"\n{title}")
     tf = (f"tensorflow {stamp.get('tensorflow')}, tf threads {stamp.get('tf_intra_threads')} intra / "
@@ -207,4 +207,5 @@ def print_table(title: str, frame: pd.DataFrame, columns: list[str], path: Path)
           f"{tf}{stamp.get('timestamp')}")
     with pd.option_context("display.width", 200, "display.max_columns", None):
         print(frame[columns].to_string(index=False, float_format=lambda v: f"{v:,.3f}"))
-    print(f"CSV: {path}")
+    if path is not None:
+        print(f"CSV: {path}")

@@ -28,13 +28,17 @@ def test_build_overhead_writes_its_csv(tmp_path):
     out = tmp_path / "build.csv"
     returned = build_overhead.main(["--repeats", "2", "--out", str(out), "--quiet"])
     frame = pd.read_csv(out)
-    assert len(frame) == len(returned) == 2
+    assert len(frame) == len(returned) == 5
     assert COMMON | {"ours_median_ms", "baseline_median_ms", "overhead_ms", "components"} <= set(frame.columns)
-    assert list(frame["case"]) == ["one_dense", "stack"]
-    assert list(frame["components"]) == [1, 11]
-    assert (frame["benchmark"] == "build_overhead").all()
+    assert list(frame["case"]) == ["one_dense", "stack", "network_10", "network_100", "network_1000"]
+    assert list(frame["components"]) == [1, 11, 10, 100, 1000]
+    assert list(frame["benchmark"]) == ["build_overhead"] * 2 + ["build_scaling"] * 3
     assert (frame["ours_median_ms"] > 0).all() and (frame["baseline_median_ms"] > 0).all()
     assert frame.loc[0, "target"] == "overhead <= 5 ms" and frame.loc[0, "meets_target"] in (True, False)
+    scaling = frame[frame.benchmark == "build_scaling"].reset_index(drop=True)
+    per_component = scaling["ours_median_ms"] / scaling["components"]
+    assert list(scaling["per_component_vs_100"].round(6)) == list((per_component / per_component[1]).round(6))
+    assert scaling.loc[2, "target"] == "per_component_vs_100 <= 1.5" and scaling.loc[2, "meets_target"] in (True, False)
 
 
 def test_act_overhead_writes_its_csv(tmp_path):
