@@ -66,7 +66,7 @@ class DQNAgent(Agent):
         with config_section("memory"):
             memory = from_spec(memory_config, name="memory")
         with config_section("loss"):
-            loss = DQNLoss(discount=config["discount"], importance_weights=True, name="loss", **config["loss"])
+            loss = DQNLoss(discount=config["discount"], name="loss", **config["loss"])
         with config_section("optimizer"):
             optimizer = from_spec(config["optimizer"], variables_of="policy", name="optimizer")
         self._memory_filled = False

@@ -28,8 +28,9 @@ class DQNGraph(ReplayRoot):
     Sub-components: ``preprocessor`` (optional), ``policy`` (a :class:`Policy` over one discrete action whose
     logits are the Q-values, e.g. a ``DuelingPolicy``), ``target_policy`` (its copy) and ``target_sync`` (a
     :class:`Synchronizable`), ``exploration`` (:class:`EpsilonGreedy`), ``memory`` (a ``ReplayMemory`` or
-    :class:`PrioritizedReplay`, whose TD errors then update the priorities), ``loss`` (:class:`DQNLoss` built with
-    importance weights: ones for uniform replay), ``optimizer`` (of the policy's variables).
+    :class:`PrioritizedReplay`, whose TD errors then update the priorities), ``loss`` (:class:`DQNLoss`: importance
+    weights from prioritized replay or an outside batch, none for uniform replay), ``optimizer`` (of the policy's
+    variables).
 
     API (states are preprocessed states, batched): ``preprocess(states)``, ``act(preprocessed_states,
     time_step)``, ``act_greedy(preprocessed_states)``, ``get_q_values(preprocessed_states)``,
@@ -79,10 +80,8 @@ class DQNGraph(ReplayRoot):
         if self.prioritized:
             records, indices, weights = self.memory.get_records(self.batch_size)
         else:
-            records = self.memory.get_records(self.batch_size)
+            records, weights = self.memory.get_records(self.batch_size), None  # uniform: no importance weights
         states, actions, rewards, terminals, next_states = self.splitter.split(records)
-        if not self.prioritized:
-            weights = self._ones_like(rewards)
         loss, grad_norm, td_errors = self._learn(states, actions, rewards, terminals, next_states, weights)
         if self.prioritized:
             self.memory.update_records(indices, self._priorities(td_errors))
@@ -102,19 +101,17 @@ class DQNGraph(ReplayRoot):
 
     def _learn(self, states: Any, actions: Any, rewards: Any, terminals: Any, next_states: Any,
                weights: Any) -> tuple[Any, Any, Any]:
-        """The routing shared by both update API methods (a helper, not an API method of its own)."""
+        """The routing shared by both update API methods (a helper, not an API method of its own); ``weights``
+        are ``None`` for uniform replay."""
         q_values = self.policy.get_parameters(states)
         next_q_values = self.policy.get_parameters(next_states) if self.loss.double_q else None
         target_next_q_values = self.target_policy.get_parameters(next_states)
-        loss, _, td_errors = self.loss.loss(q_values, actions, rewards, terminals,
-                                            target_next_q_values if next_q_values is None else next_q_values,
-                                            target_next_q_values, weights)
+        if next_q_values is None:  # only read with double Q
+            next_q_values = target_next_q_values
+        loss, _, td_errors = self.loss.loss(q_values, actions, rewards, terminals, q_values_sp=next_q_values,
+                                            target_q_values_sp=target_next_q_values, importance_weights=weights)
         loss, grad_norm = self.optimizer.step(loss)
         return loss, grad_norm, td_errors
-
-    @graph_fn(output_spaces=_float_batch)
-    def _ones_like(self, rewards: Any) -> Any:
-        return self.ops.ones_like(rewards)
 
     @graph_fn(output_spaces=_float_batch)
     def _priorities(self, td_errors: Any) -> Any:

@@ -65,7 +65,8 @@ class PPOGraph(PolicyActingRoot):
     def advantages(self, sequence_rewards: Any, sequence_values: Any, sequence_terminals: Any,
                    bootstrap_values: Any) -> Any:
         """GAE ``(advantages, value_targets)`` of batch-major sequences (see :class:`GAE`)."""
-        return self.gae.calculate(sequence_rewards, sequence_values, sequence_terminals, bootstrap_values)
+        return self.gae.calculate(sequence_rewards, values=sequence_values, terminals=sequence_terminals,
+                                  bootstrap_values=bootstrap_values)
 
     @api
     def update_minibatch(self, preprocessed_states: Any, actions: Any, prev_log_probs: Any, advantages: Any,
@@ -76,8 +77,9 @@ class PPOGraph(PolicyActingRoot):
         values = self.get_state_values(preprocessed_states)
         if self.normalize_advantages:
             advantages = self._normalized(advantages)
-        loss, _, parts = self.loss.loss(log_probs, prev_log_probs, advantages, entropies, values, value_targets,
-                                        *([prev_values] if self.clip_values else []))
+        loss, _, parts = self.loss.loss(log_probs, prev_log_probs=prev_log_probs, advantages=advantages,
+                                        entropies=entropies, values=values, value_targets=value_targets,
+                                        prev_values=prev_values if self.clip_values else None)
         loss, grad_norm = self.optimizer.step(loss)
         return loss, grad_norm, parts
 

@@ -75,11 +75,8 @@ class Temperature(Component):
                                               trainable=self.learn_alpha)
 
     @api
-    def get_log_alpha(self) -> Any:
-        return self._log_alpha()
-
     @graph_fn
-    def _log_alpha(self) -> Any:
+    def get_log_alpha(self) -> Any:
         return self.log_alpha
 
 
@@ -170,7 +167,8 @@ class SACGraph(ReplayRoot, PolicyActingRoot):
             q_values = self.critics.get_q_values(states, actions)
             next_actions, next_log_probs = self.policy.get_action_and_log_prob(next_states)
             next_values = self.target_critics.get_q_values(next_states, next_actions)
-        critic_loss, _ = self.loss.critic_loss(q_values, rewards, terminals, next_values, next_log_probs, log_alpha)
+        critic_loss, _ = self.loss.critic_loss(q_values, rewards, terminals, next_target_q_values=next_values,
+                                               next_log_probs=next_log_probs, log_alpha=log_alpha)
         critic_loss, critic_norm = self.critic_optimizer.step(self._objective(critic_loss))
 
         if self.discrete:  # with the critics just updated

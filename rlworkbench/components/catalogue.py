@@ -2,7 +2,8 @@
 
 ``python -m rlworkbench.components.catalogue > docs/components.md`` writes it; a test checks the committed file
 is current. Each entry: spec type, class, module, the class docstring, and every API method with its
-parameters (the names ``input_spaces`` are keyed by) and first docstring line.
+parameters (the names ``input_spaces`` are keyed by; ``*`` before keyword-only ones, ``=None`` on optional ones)
+and first docstring line.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import pkgutil
 import rlworkbench.components as components_package
 from rlworkbench.components.registry import registered
 from rlworkbench.core.component import Component
+from rlworkbench.core.decorators import ApiSpec
 
 
 def _import_all() -> None:
@@ -26,13 +28,23 @@ def _area(cls: type[Component]) -> str:
     return parts[2] if len(parts) > 3 else "components"
 
 
+def _params(spec: ApiSpec) -> list[str]:
+    """The parameters as a call writes them: ``*args``, then ``*`` before keyword-only ones, ``=None`` on optional
+    ones."""
+    def written(names: list[str]) -> list[str]:
+        return [f"{name}=None" if name in spec.optional else name for name in names]
+
+    positional = written([p for p in spec.params if p not in spec.keyword_only])
+    star = [f"*{spec.var_param}"] if spec.var_param else ["*"] if spec.keyword_only else []
+    return positional + star + written(spec.keyword_only)
+
+
 def _api_lines(cls: type[Component]) -> list[str]:
     lines = []
     for name, spec in cls.api_methods.items():
-        params = list(spec.params) + ([f"*{spec.var_param}"] if spec.var_param else [])
         doc = inspect.getdoc(spec.fn)
         summary = f" — {doc.splitlines()[0]}" if doc else ""
-        lines.append(f"  - `{name}({', '.join(params)})`{summary}")
+        lines.append(f"  - `{name}({', '.join(_params(spec))})`{summary}")
     return lines
 
 

@@ -17,6 +17,8 @@ class ComponentTest:
 
     >>> test = ComponentTest(Dense(4), input_spaces={"inputs": FloatBox((3,), add_batch_rank=True)})
     >>> test.test(("apply", FloatBox((3,), add_batch_rank=True).sample(2)))
+
+    Keyword-only inputs go in a trailing dict: ``test.test(("loss", [q, a, r, t], {"q_values_sp": q2, ...}))``.
     """
 
     def __init__(self, component: Component, input_spaces: Mapping[str, Any], backend: str | None = None,
@@ -32,13 +34,15 @@ class ComponentTest:
     def graph(self):
         return self.executor.graph
 
-    def test(self, call: str | tuple[str, Any], expected_outputs: Any = None, decimals: int = 5,
-             as_numpy: bool = True) -> Any:
-        """Runs ``("api", args)`` (a list of args for several parameters, else one value; or just ``"api"``),
-        compares with ``expected_outputs`` when given, and returns the outputs."""
-        name, args = (call, []) if isinstance(call, str) else call
+    def test(self, call: str | tuple[str, Any] | tuple[str, Any, Mapping[str, Any]], expected_outputs: Any = None,
+             decimals: int = 5, as_numpy: bool = True) -> Any:
+        """Runs ``("api", args)`` (a list of args for several parameters, else one value; or just ``"api"``), or
+        ``("api", args, {"name": value})`` with inputs by name (keyword-only ones must be), compares with
+        ``expected_outputs`` when given, and returns the outputs."""
+        name, args, *rest = (call, []) if isinstance(call, str) else call
+        by_name = dict(rest[0]) if rest else {}
         positional = list(args) if isinstance(args, list) else [args]
-        outputs = self.executor.execute(name, *positional, as_numpy=as_numpy)
+        outputs = self.executor.execute(name, *positional, as_numpy=as_numpy, **by_name)
         if expected_outputs is not None:
             assert_nested_close(outputs, expected_outputs, decimals)
         return outputs

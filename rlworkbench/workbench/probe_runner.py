@@ -65,7 +65,8 @@ class ProbeRunner:
             return [Argument(name, value.space) if isinstance(value, Record) else Argument(name, constant=value)
                     for name, value in call.inputs.items()]
         spec = self.component.api_methods[api]
-        return [Argument(name, self.input_spaces.get(name)) for name in root_params(spec, self._arity(spec))]
+        return [Argument(name, self.input_spaces.get(name))
+                for name in root_params(spec, self._arity(spec), set(self.input_spaces))]
 
     def output_spaces(self, api: str, backend: str | None = None) -> dict[str, Space | None]:
         """Output spaces by key path (``output`` for a single output), as the graph knows them."""
@@ -83,20 +84,23 @@ class ProbeRunner:
     # ----- running ------------------------------------------------------------------------------------------------
     def run(self, api: str, values: Mapping[str, Any], backend: str) -> tuple[Any, float]:
         """``(outputs, seconds)`` of one call of ``api`` with ``values`` (by parameter name) on ``backend``."""
-        args = [values[a.name] for a in self.arguments(api)]
+        spec = self.component.api_methods[api]
+        names = [a.name for a in self.arguments(api) if a.name not in self._left_out(api)]
+        args = [values[name] for name in names if name not in spec.keyword_only]
+        by_name = {name: values[name] for name in names if name in spec.keyword_only}
         if backend == self.home_backend and self.in_place:
             executor = self.target.executor()
             trace = getattr(executor, "graph_function", None)
             if trace is not None:  # a tracing backend (TF): trace before the clock starts, as a mirror's build did
                 trace(self.component, api)
             started = time.perf_counter()
-            outputs = executor.call(self.component, api, *args)
+            outputs = executor.call(self.component, api, *args, **by_name)
         else:
             copy, executor = self._mirror(backend)
             if self.target.built:
                 copy.set_weights(self.component.get_weights())
             started = time.perf_counter()
-            outputs = executor.execute(api, *args)
+            outputs = executor.execute(api, *args, **by_name)
         return outputs, time.perf_counter() - started
 
     def mirror(self, backend: str) -> Component:
@@ -118,12 +122,19 @@ class ProbeRunner:
             called = set(self.api_methods())
             methods = [m for m in methods if m in called]
         needed = {p for m in methods for p in root_params(self.component.api_methods[m],
-                                                          self._arity(self.component.api_methods[m], spaces))}
+                                                          self._arity(self.component.api_methods[m], spaces),
+                                                          set(spaces))}
+        needed -= {p for m in methods for p in self._left_out(m)}
         copy = self.component.copy()
         executor = build(copy, {p: s for p, s in spaces.items() if p in needed}, backend=backend,
                          seed=self.weight_seed, api_methods=methods)
         self._mirrors[backend] = (key, copy, executor)
         return copy, executor
+
+    def _left_out(self, api: str) -> set[str]:
+        """Optional inputs the probed call leaves out (``None`` in the graph): neither passed nor in a mirror."""
+        optional = self.component.api_methods[api].optional
+        return {a.name for a in self.arguments(api) if a.name in optional and a.is_constant and a.constant is None}
 
     def _signature(self) -> tuple:
         """Changes when the component is rebuilt or its structure changes (then mirrors are stale)."""
@@ -135,7 +146,7 @@ class ProbeRunner:
         """API methods whose parameters all have a space in ``spaces``."""
         methods = []
         for name, spec in self.component.api_methods.items():
-            params = root_params(spec, self._arity(spec, spaces))
+            params = root_params(spec, self._arity(spec, spaces), set(spaces))
             if all(p in spaces for p in params):
                 methods.append(name)
         return methods

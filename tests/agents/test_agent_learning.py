@@ -16,7 +16,7 @@ from agent_helpers import train_cartpole
 
 from rlworkbench.agents import Agent, builtin_config
 from rlworkbench.components import DQNLoss
-from rlworkbench.core.decorators import graph_fn
+from rlworkbench.core.decorators import api, graph_fn
 
 TARGET, BUDGET = 150.0, 15_000
 
@@ -38,9 +38,13 @@ def test_dqn_learns_cartpole(backend, one_torch_thread):
 class AscendingDQNLoss(DQNLoss):
     """DQNLoss with the sign of the loss flipped: gradient steps push the TD error up instead of down."""
 
+    @api
     @graph_fn(returns=3)
-    def _loss(self, *inputs: Any) -> Any:
-        loss, per_item, td_errors = DQNLoss.graph_fns["_loss"].fn(self, *inputs)
+    def loss(self, q_values_s: Any, actions: Any, rewards: Any, terminals: Any, *, q_values_sp: Any,
+             target_q_values_sp: Any, importance_weights: Any = None) -> Any:
+        loss, per_item, td_errors = DQNLoss.graph_fns["loss"].fn(
+            self, q_values_s, actions, rewards, terminals, q_values_sp=q_values_sp,
+            target_q_values_sp=target_q_values_sp, importance_weights=importance_weights)
         return -loss, per_item, td_errors
 
 

@@ -17,7 +17,7 @@ import pytest
 import rlworkbench.agents.ppo  # noqa: F401  (registers "ppo")
 from rlworkbench.agents import Agent, builtin_config
 from rlworkbench.components import PPOLoss
-from rlworkbench.core.decorators import graph_fn
+from rlworkbench.core.decorators import api, graph_fn
 from rlworkbench.execution import Worker, make_vector_env
 
 TARGET, BUDGET, WINDOW = 150.0, 30_000, 20
@@ -67,9 +67,13 @@ def test_a_shared_value_head_with_value_clipping_learns_too(backend, one_torch_t
 class AscendingPPOLoss(PPOLoss):
     """PPOLoss with the sign of the loss flipped: gradient steps make the surrogate (and the value error) worse."""
 
+    @api
     @graph_fn(returns=3)
-    def _loss(self, *inputs: Any) -> Any:
-        loss, per_item, parts = PPOLoss.graph_fns["_loss"].fn(self, *inputs)
+    def loss(self, log_probs: Any, *, prev_log_probs: Any, advantages: Any, entropies: Any, values: Any,
+             value_targets: Any, prev_values: Any = None) -> Any:
+        loss, per_item, parts = PPOLoss.graph_fns["loss"].fn(
+            self, log_probs, prev_log_probs=prev_log_probs, advantages=advantages, entropies=entropies,
+            values=values, value_targets=value_targets, prev_values=prev_values)
         return -loss, per_item, parts
 
 

@@ -21,7 +21,7 @@ from agent_sac_helpers import STATES  # noqa: F401  (registers the "sac" agent t
 
 from rlworkbench.agents import Agent, builtin_config
 from rlworkbench.components import SACLoss
-from rlworkbench.core.decorators import graph_fn
+from rlworkbench.core.decorators import api, graph_fn
 from rlworkbench.execution import Worker, make_vector_env
 
 TARGET, BUDGET = -700.0, 8_000
@@ -57,10 +57,14 @@ class FlippedTerminalsSACLoss(SACLoss):
     """SACLoss with the terminal mask inverted: it bootstraps only where episodes end. Pendulum never terminates
     (it is truncated), so the critics learn one-step rewards and the policy stays myopic."""
 
+    @api
     @graph_fn(returns=2)
-    def _critic_loss(self, q_values: Any, rewards: Any, terminals: Any, *rest: Any) -> Any:
+    def critic_loss(self, q_values: Any, rewards: Any, terminals: Any, *, next_target_q_values: Any,
+                    next_log_probs: Any, log_alpha: Any) -> Any:
         flipped = 1.0 - self.ops.cast(terminals, self.dtype)
-        return SACLoss.graph_fns["_critic_loss"].fn(self, q_values, rewards, flipped, *rest)
+        return SACLoss.graph_fns["critic_loss"].fn(self, q_values, rewards, flipped,
+                                                    next_target_q_values=next_target_q_values,
+                                                    next_log_probs=next_log_probs, log_alpha=log_alpha)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="needs torch")

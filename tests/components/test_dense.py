@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rlworkbench.components import Dense
+from rlworkbench import api, graph_fn
+from rlworkbench.components import Dense, Layer
 from rlworkbench.errors import SpaceError
 from rlworkbench.spaces import BoolBox, FloatBox, IntBox
 from rlworkbench.testing import ComponentTest
@@ -137,3 +138,21 @@ def test_dense_rejects_values_of_the_wrong_shape(backend):
     with pytest.raises(SpaceError) as info:
         test.test(("apply", np.zeros((4, 3), np.float32)))
     assert (info.value.component, info.value.api_method, info.value.argument) == ("dense", "apply", "inputs")
+
+
+def test_a_layer_is_its_apply_graph_function_and_the_old_hook_is_refused():
+    assert Dense.api_methods["apply"].graph_fn is Dense.graph_fns["apply"]
+
+    class Doubled(Layer):
+        @api
+        @graph_fn
+        def apply(self, inputs):
+            return inputs * 2.0
+
+    test = ComponentTest(Doubled(), {"inputs": FloatBox(shape=(2,), add_batch_rank=True)})
+    test.test(("apply", np.ones((3, 2), np.float32)), expected_outputs=np.full((3, 2), 2.0))
+    with pytest.raises(TypeError, match="overrides 'apply'"):
+        class Old(Layer):  # the former style: a graph function _apply under Layer.apply
+            @graph_fn
+            def _apply(self, inputs):
+                return inputs

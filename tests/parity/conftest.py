@@ -75,10 +75,10 @@ class Pair:
     tf: ComponentTest
     atol: float = ATOL
 
-    def run(self, api_name: str, *args: Any) -> tuple[Any, Any]:
+    def run(self, api_name: str, *args: Any, **by_name: Any) -> tuple[Any, Any]:
         """Runs a root API method on both and asserts equal outputs; returns (torch, tf) outputs."""
-        expected = self.torch.executor.execute(api_name, *args)
-        actual = self.tf.executor.execute(api_name, *args)
+        expected = self.torch.executor.execute(api_name, *args, **by_name)
+        actual = self.tf.executor.execute(api_name, *args, **by_name)
         assert_same_outputs(actual, expected, self.atol)
         return expected, actual
 
@@ -142,9 +142,13 @@ def _run_sampled(pair: Pair, batch_sizes: Iterable[int]) -> None:
     graph = pair.torch.graph
     for api_name, inputs in graph.root_inputs.items():
         out_space = graph.output_space(api_name)
+        keyword_only = pair.torch.component.api_methods[api_name].keyword_only
         for batch in batch_sizes:
-            args = [sample(record.space, batch, seed=100 * batch + i) for i, record in enumerate(inputs.values())]
-            expected, actual = pair.run(api_name, *args)
+            values = {name: sample(record.space, batch, seed=100 * batch + i)
+                      for i, (name, record) in enumerate(inputs.items())}
+            args = [value for name, value in values.items() if name not in keyword_only]
+            by_name = {name: value for name, value in values.items() if name in keyword_only}
+            expected, actual = pair.run(api_name, *args, **by_name)
             if isinstance(out_space, Space):
                 assert out_space.contains(expected), f"{api_name}: torch output not in {out_space!r}"
                 assert out_space.contains(actual), f"{api_name}: TF output not in {out_space!r}"

@@ -17,8 +17,8 @@ def test_dqn_loss(parity, ranks):
     q = FloatBox(shape=(5,), **ranks)
     spaces = {"q_values_s": q, "actions": IntBox(5, **ranks), "rewards": FloatBox(**ranks),
               "terminals": BoolBox(**ranks), "q_values_sp": q, "target_q_values_sp": q,
-              "importance_weights": [FloatBox(0.0, 1.0, **ranks)]}
-    parity(lambda: DQNLoss(discount=0.9, huber_loss=True, n_step=2, importance_weights=True), spaces)
+              "importance_weights": FloatBox(0.0, 1.0, **ranks)}
+    parity(lambda: DQNLoss(discount=0.9, huber_loss=True, n_step=2), spaces)
 
 
 @pytest.mark.parametrize("value_clip", [None, 0.2])
@@ -26,7 +26,7 @@ def test_ppo_loss(parity, ranks, value_clip):
     spaces = {name: FloatBox(**ranks) for name in ("advantages", "entropies", "values", "value_targets")}
     spaces.update(log_probs=FloatBox(-1.0, 0.0, **ranks), prev_log_probs=FloatBox(-1.0, 0.0, **ranks))
     if value_clip is not None:
-        spaces["prev_values"] = [FloatBox(**ranks)]
+        spaces["prev_values"] = FloatBox(**ranks)
     parity(lambda: PPOLoss(value_clip=value_clip), spaces)
 
 

@@ -174,3 +174,18 @@ def test_an_unbuilt_agent_asks_to_be_built():
 
     with pytest.raises(ConfigError, match=r"agent.build\(\)"):
         Probe(Agent.from_env("CartPole-v1", "dqn_cartpole", backend="torch"), "act")
+
+
+def test_keyword_only_and_optional_inputs_are_probed_by_name():
+    """DQNLoss: the Q-values at s' are keyword-only; importance weights are optional (given in one of the two calls
+    a DQN graph makes, left out in the other, the one probed). Both backends, in place and mirrored; unbuilt."""
+    from rlworkbench.agents import Agent
+
+    agent = Agent.from_env("CartPole-v1", "dqn_cartpole", backend="torch", seed=0).build()
+    probe = Probe(agent, "loss", path="loss")
+    torch_outputs = outputs(probe, batch_size=4, seed=0)
+    tf_outputs = outputs(probe, batch_size=4, seed=0, backend="tf")
+    np.testing.assert_allclose(tf_outputs[1], torch_outputs[1], rtol=1e-5, atol=1e-6)
+    spaces = {name: space for name, space in agent.root.loss.input_spaces.items() if name != "importance_weights"}
+    unbuilt = Probe(agent.root.loss.copy(), input_spaces=spaces, batch_size=3)  # an optional input needs no space
+    assert list(unbuilt.run(seed=0)["shape"])[:2] == [(), (3,)]

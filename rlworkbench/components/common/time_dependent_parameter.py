@@ -10,11 +10,6 @@ from rlworkbench.components.registry import from_spec, register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
 from rlworkbench.errors import ConfigError
-from rlworkbench.spaces import FloatBox, Space
-
-
-def _value_space(parameter: TimeDependentParameter, time_step: Space) -> Space:
-    return FloatBox(shape=time_step.shape).with_ranks_of(time_step)
 
 
 class TimeDependentParameter(Component):
@@ -26,12 +21,9 @@ class TimeDependentParameter(Component):
     """
 
     @api
+    @graph_fn
     def get(self, time_step: Any) -> Any:
         """The value at ``time_step`` (float32, shaped like ``time_step``)."""
-        return self._get(time_step)
-
-    @graph_fn(output_spaces=_value_space)
-    def _get(self, time_step: Any) -> Any:
         return self.ops.cast(self.value_at(self.ops.cast(time_step, "float64")), "float32")
 
     def value_at(self, t: Any) -> Any:

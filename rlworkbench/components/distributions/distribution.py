@@ -27,10 +27,11 @@ class Distribution(ParameterSpaces, Component):
 
     API methods: ``sample_stochastic(parameters)``, ``sample_deterministic(parameters)``,
     ``sample_and_log_prob(parameters) -> (sample, log_prob)``, ``log_prob(parameters, values)``,
-    ``entropy(parameters)`` and ``kl_divergence(parameters, other_parameters)`` (``KL(p || q)``, ``p`` from
-    ``parameters``). Values have the shape of the action; log-probabilities, entropies and KLs are summed over
-    the action's own axes (independent elements), leaving the batch/time ranks. Samples are typed as the action
-    space (categories and bounds kept), from the component's own seeded generator.
+    ``entropy(parameters)`` and ``kl_divergence(parameters, *, other_parameters)`` (``KL(p || q)``, ``p`` from
+    ``parameters``; ``other_parameters`` by name, as the two share a space). Values have the shape of the action;
+    log-probabilities, entropies and KLs are summed over the action's own axes (independent elements), leaving the
+    batch/time ranks. Samples are typed as the action space (categories and bounds kept), from the component's own
+    seeded generator.
 
     Subclasses name their parameters (``parameter_names``; several come as a tuple, see
     :class:`ParameterSpaces`) and write the element-wise maths: ``_draw``, ``_mode``, ``_log_density``,
@@ -43,61 +44,43 @@ class Distribution(ParameterSpaces, Component):
         self.value_rank = first.num_extra_ranks + self.event_rank
         self.rng = self.create_random_generator()
 
-    # ----- API ------------------------------------------------------------------------------------------------
+    # ----- API: graph functions of the element-wise maths, summed over the action's axes ----------------------
+    # samples' spaces are declared: they keep the action space's categories and bounds
     @api
+    @graph_fn(output_spaces=_value_space)
     def sample_stochastic(self, parameters: Any) -> Any:
         """A random sample (from this component's seeded generator)."""
-        return self._sample_stochastic(parameters)
-
-    @api
-    def sample_deterministic(self, parameters: Any) -> Any:
-        """The distribution's most likely or central value (see the distribution)."""
-        return self._sample_deterministic(parameters)
-
-    @api
-    def sample_and_log_prob(self, parameters: Any) -> Any:
-        """``(sample, log_prob)``: a random sample and its log-probability."""
-        return self._sample_and_log_prob(parameters)
-
-    @api
-    def log_prob(self, parameters: Any, values: Any) -> Any:
-        """Log-probability (density) of ``values``, summed over the action's axes."""
-        return self._log_prob(parameters, values)
-
-    @api
-    def entropy(self, parameters: Any) -> Any:
-        """Entropy, summed over the action's axes."""
-        return self._entropy(parameters)
-
-    @api
-    def kl_divergence(self, parameters: Any, other_parameters: Any) -> Any:
-        """``KL(p || q)``, ``p`` from ``parameters``, ``q`` from ``other_parameters``, summed over the action's axes."""
-        return self._kl_divergence(parameters, other_parameters)
-
-    # ----- graph functions: element-wise maths, summed over the action's axes ---------------------------------
-    @graph_fn(output_spaces=_value_space)
-    def _sample_stochastic(self, parameters: Any) -> Any:
         return self._draw(parameters)
 
+    @api
     @graph_fn(output_spaces=_value_space)
-    def _sample_deterministic(self, parameters: Any) -> Any:
+    def sample_deterministic(self, parameters: Any) -> Any:
+        """The distribution's most likely or central value (see the distribution)."""
         return self._mode(parameters)
 
+    @api
     @graph_fn(returns=2, output_spaces=_value_and_scalar_spaces)
-    def _sample_and_log_prob(self, parameters: Any) -> Any:
+    def sample_and_log_prob(self, parameters: Any) -> Any:
+        """``(sample, log_prob)``: a random sample and its log-probability."""
         values, log_density = self._draw_with_log_density(parameters)
         return values, self._sum_event(log_density)
 
-    @graph_fn(output_spaces=_scalar_space)
-    def _log_prob(self, parameters: Any, values: Any) -> Any:
+    @api
+    @graph_fn(output_spaces=_scalar_space)  # declared: a build must not look up sampled, out-of-range categories
+    def log_prob(self, parameters: Any, values: Any) -> Any:
+        """Log-probability (density) of ``values``, summed over the action's axes."""
         return self._sum_event(self._log_density(parameters, values))
 
-    @graph_fn(output_spaces=_scalar_space)
-    def _entropy(self, parameters: Any) -> Any:
+    @api
+    @graph_fn
+    def entropy(self, parameters: Any) -> Any:
+        """Entropy, summed over the action's axes."""
         return self._sum_event(self._elementwise_entropy(parameters))
 
-    @graph_fn(output_spaces=_scalar_space)
-    def _kl_divergence(self, parameters: Any, other_parameters: Any) -> Any:
+    @api
+    @graph_fn
+    def kl_divergence(self, parameters: Any, *, other_parameters: Any) -> Any:
+        """``KL(p || q)``, ``p`` from ``parameters``, ``q`` from ``other_parameters``, summed over the action's axes."""
         return self._sum_event(self._elementwise_kl(parameters, other_parameters))
 
     def _sum_event(self, x: Any) -> Any:

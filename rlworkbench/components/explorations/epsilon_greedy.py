@@ -62,7 +62,7 @@ class EpsilonGreedy(Component):
         """The greedy actions, each row random with probability ``epsilon(time_step)``."""
         return self._explore(greedy_actions, self.epsilon.get(time_step))
 
-    @graph_fn(flatten=True, output_spaces=_action_space)
+    @graph_fn(flatten=True, output_spaces=_action_space)  # declared: the action space's bounds and categories
     def _explore(self, greedy_actions: Any, epsilon: Any) -> Any:
         flat = greedy_actions if isinstance(greedy_actions, dict) else {"": greedy_actions}
         leading = self.ops.leading_dims(next(iter(flat.values())), self.extra_ranks)

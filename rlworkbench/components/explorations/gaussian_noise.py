@@ -49,7 +49,7 @@ class GaussianNoise(Component):
         """``actions`` plus Gaussian noise of ``stddev(time_step)``, clipped to the bounds."""
         return self._add_noise(actions, self.stddev.get(time_step))
 
-    @graph_fn(pass_key=True, output_spaces=_action_space)
+    @graph_fn(pass_key=True, output_spaces=_action_space)  # declared: the action space's bounds
     def _add_noise(self, key: str, action: Any, stddev: Any) -> Any:
         leaf = self.leaves[key]
         if not isinstance(leaf, FloatBox):

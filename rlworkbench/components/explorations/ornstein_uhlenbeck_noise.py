@@ -55,12 +55,7 @@ class OrnsteinUhlenbeckNoise(Component):
         """Steps the process and returns ``actions`` plus its state, clipped to the bounds."""
         return self._step(actions, self.sigma.get(time_step))
 
-    @api
-    def reset(self) -> None:
-        """Puts the process back to ``mu``."""
-        return self._reset()
-
-    @graph_fn(output_spaces=_action_space)
+    @graph_fn(output_spaces=_action_space)  # declared: the action space's bounds
     def _step(self, actions: Any, sigma: Any) -> Any:
         noise = self.ops.random_normal(self.rng, tuple(self.state.shape))
         state = self.state + self.theta * self.dt * (self.mu - self.state) + sigma * math.sqrt(self.dt) * noise
@@ -68,6 +63,8 @@ class OrnsteinUhlenbeckNoise(Component):
         noisy = actions + state
         return self.bounds.clip(self.ops, noisy) if self.bounds is not None else noisy
 
+    @api
     @graph_fn(returns=0)
-    def _reset(self) -> None:
+    def reset(self) -> None:
+        """Puts the process back to ``mu``."""
         self.ops.assign(self.state, self.mu)

@@ -49,11 +49,8 @@ class BatchSplitter(Component):
             raise SpaceError("split needs at least one input", api_method="split", expected=">= 1 input", got=0)
 
     @api
+    @graph_fn(returns=lambda self: self.num_shards, output_spaces=_shard_spaces)  # the inputs' spaces, bounds kept
     def split(self, *inputs: Any) -> Any:
-        return self._split(*inputs)
-
-    @graph_fn(returns=lambda self: self.num_shards, output_spaces=_shard_spaces)
-    def _split(self, *inputs: Any) -> Any:
         shards = [tuple(self._shard(value, axes, shard) for value, axes in zip(inputs, self.axes))
                   for shard in range(self.num_shards)]
         shards = [parts[0] if len(parts) == 1 else parts for parts in shards]

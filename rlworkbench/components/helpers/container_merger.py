@@ -35,9 +35,6 @@ class ContainerMerger(Component):
                              expected=len(self.keys), got=count)
 
     @api
+    @graph_fn(output_spaces=_merged_space)  # the inputs' spaces, bounds kept
     def merge(self, *inputs: Any) -> Any:
-        return self._merge(*inputs)
-
-    @graph_fn(output_spaces=_merged_space)
-    def _merge(self, *inputs: Any) -> Any:
         return dict(zip(self.keys, inputs)) if self.keys else tuple(inputs)

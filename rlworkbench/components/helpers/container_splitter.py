@@ -49,11 +49,8 @@ class ContainerSplitter(Component):
             self.part_spaces.append(node)
 
     @api
+    @graph_fn(returns=lambda self: len(self.keys), output_spaces=_part_spaces)  # sub-spaces, bounds kept
     def split(self, inputs: Any) -> Any:
-        return self._split(inputs)
-
-    @graph_fn(returns=lambda self: len(self.keys), output_spaces=_part_spaces)
-    def _split(self, inputs: Any) -> Any:
         parts = []
         for lookup in self.lookups:
             value = inputs

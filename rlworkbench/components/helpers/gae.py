@@ -21,7 +21,7 @@ from rlworkbench.spaces import Space
 
 @register("gae")
 class GAE(Component):
-    """GAE (Schulman et al. 2016): ``calculate(rewards, values, terminals, bootstrap_values) -> (advantages,
+    """GAE (Schulman et al. 2016): ``calculate(rewards, *, values, terminals, bootstrap_values) -> (advantages,
     value_targets)``.
 
     With ``d[t] = terminals[t]`` (an episode ended with step ``t``) and ``V[T] = bootstrap_values``::
@@ -33,7 +33,8 @@ class GAE(Component):
     Inputs: ``rewards`` and ``values`` (V of each step's state) FloatBox ``()`` with a time rank (batch+time, either
     major, or time only); ``terminals`` BoolBox (or 0/1 numbers) of the same ranks; ``bootstrap_values``
     FloatBox ``()`` with the batch rank only: V of the state after the last step (ignored where that step is
-    terminal). Outputs have the ranks of ``rewards`` and carry no gradient (they are targets).
+    terminal). Outputs have the ranks of ``rewards`` and carry no gradient (they are targets). ``values`` share
+    the space of ``rewards``, so they and the inputs after them are keyword-only.
     """
 
     def __init__(self, discount: float = 0.99, gae_lambda: float = 0.95, **kwargs: Any):
@@ -49,12 +50,9 @@ class GAE(Component):
         self.dtype = str(input_spaces["rewards"].dtype)
 
     @api
-    def calculate(self, rewards: Any, values: Any, terminals: Any, bootstrap_values: Any) -> Any:
-        """GAE advantages and value targets (``advantages + values``), with the ranks of ``rewards``."""
-        return self._calculate(rewards, values, terminals, bootstrap_values)
-
     @graph_fn(returns=2)
-    def _calculate(self, rewards: Any, values: Any, terminals: Any, bootstrap_values: Any) -> tuple[Any, Any]:
+    def calculate(self, rewards: Any, *, values: Any, terminals: Any, bootstrap_values: Any) -> tuple[Any, Any]:
+        """GAE advantages and value targets (``advantages + values``), with the ranks of ``rewards``."""
         ops = self.ops
         rewards, values = ops.stop_gradient(rewards), ops.stop_gradient(values)
         discounts = (1.0 - ops.cast(terminals, self.dtype)) * self.discount

@@ -60,27 +60,9 @@ class SegmentTree(Component):
         self.combine = (lambda a, b: a + b) if self.reduction == "sum" else self.ops.minimum
 
     @api(must_be_complete=False)
+    @graph_fn(returns=0, output_spaces=_nothing)
     def update(self, indices: Any, values: Any) -> None:
         """Sets the leaves at ``indices`` to ``values``; with repeated indices the last value wins."""
-        self._update(indices, values)
-
-    @api(must_be_complete=False)
-    def get(self, indices: Any) -> Any:
-        """The values of the leaves at ``indices``."""
-        return self._get(indices)
-
-    @api(must_be_complete=False)
-    def reduce(self) -> Any:
-        """The sum (or min) over all leaves: a float32 scalar."""
-        return self._reduce()
-
-    @api(must_be_complete=False)
-    def find_prefix_sum(self, prefix_sums: Any) -> Any:
-        """Per ``u``, the leaf ``j`` with ``sum(leaves[:j]) <= u < sum(leaves[:j+1])`` (sum trees only)."""
-        return self._find_prefix_sum(prefix_sums)
-
-    @graph_fn(returns=0, output_spaces=_nothing)
-    def _update(self, indices: Any, values: Any) -> None:
         ops = self.ops
         nodes = ops.cast(indices, "int64") + self.capacity
         ops.scatter_update(self.tree, nodes, self._last_values(nodes, ops.cast(values, "float32")))
@@ -97,17 +79,24 @@ class SegmentTree(Component):
         same = ops.expand_dims(nodes, 1) == ops.expand_dims(nodes, 0)
         return ops.gather(values, ops.reduce_max(ops.where(same, ops.expand_dims(positions, 0), -1), axis=1))
 
-    @graph_fn(output_spaces=_values_space)
-    def _get(self, indices: Any) -> Any:
+    @api(must_be_complete=False)
+    @graph_fn(output_spaces=_values_space)  # declared: a build must not gather at sampled, out-of-range indices
+    def get(self, indices: Any) -> Any:
+        """The values of the leaves at ``indices``."""
         return self.ops.gather(self.tree, self.ops.cast(indices, "int64") + self.capacity)
 
-    @graph_fn(output_spaces=lambda tree: FloatBox())
-    def _reduce(self) -> Any:
+    @api(must_be_complete=False)
+    @graph_fn
+    def reduce(self) -> Any:
+        """The sum (or min) over all leaves: a float32 scalar."""
         return self.ops.reduce_sum(self.tree[1:2])  # the root; a sum over a slice copies it (an index is a view)
 
-    @graph_fn(output_spaces=_indices_space)
-    def _find_prefix_sum(self, prefix_sums: Any) -> Any:
-        """Descends from the root; goes right when ``u`` reaches past the left subtree (subtracting its sum) and
+    @api(must_be_complete=False)
+    @graph_fn(output_spaces=_indices_space)  # declared: leaf numbers in [0, capacity); a sum tree only
+    def find_prefix_sum(self, prefix_sums: Any) -> Any:
+        """Per ``u``, the leaf ``j`` with ``sum(leaves[:j]) <= u < sum(leaves[:j+1])`` (sum trees only).
+
+        Descends from the root; goes right when ``u`` reaches past the left subtree (subtracting its sum) and
         the right subtree is not empty. So an empty leaf is never found unless the whole tree is empty (then 0)."""
         ops = self.ops
         remaining = ops.cast(prefix_sums, "float32")

@@ -52,41 +52,29 @@ class SequenceHelper(Component):
             self.dtype = str(input_spaces["rewards"].dtype)
 
     @api
+    @graph_fn
     def discounts(self, terminals: Any) -> Any:
         """``discount * (1 - terminals)`` per step."""
-        return self._discounts(terminals)
-
-    @api
-    def discounted_returns(self, rewards: Any, terminals: Any, bootstrap_values: Any) -> Any:
-        """Discounted returns that restart after every terminal, bootstrapped after the last step."""
-        return self._discounted_returns(rewards, terminals, bootstrap_values)
-
-    @api
-    def episode_indices(self, terminals: Any) -> Any:
-        """The index (0, 1, …) of the episode each step belongs to, within its sequence."""
-        return self._episode_indices(terminals)
-
-    @api
-    def episode_lengths(self, terminals: Any) -> Any:
-        """The number of steps of each step's episode, within its sequence."""
-        return self._episode_lengths(terminals)
-
-    @graph_fn
-    def _discounts(self, terminals: Any) -> Any:
         return (1.0 - self.ops.cast(terminals, self.dtype)) * self.discount
 
+    @api
     @graph_fn
-    def _discounted_returns(self, rewards: Any, terminals: Any, bootstrap_values: Any) -> Any:
+    def discounted_returns(self, rewards: Any, terminals: Any, bootstrap_values: Any) -> Any:
+        """Discounted returns that restart after every terminal, bootstrapped after the last step."""
         discounts = (1.0 - self.ops.cast(terminals, self.dtype)) * self.discount
         return discounted_cumsum(self.ops, rewards, discounts, self.axis, bootstrap_values)
 
+    @api
     @graph_fn
-    def _episode_indices(self, terminals: Any) -> Any:
+    def episode_indices(self, terminals: Any) -> Any:
+        """The index (0, 1, …) of the episode each step belongs to, within its sequence."""
         ended = self.ops.cast(terminals, "int64")
         return self.ops.cumsum(ended, self.axis) - ended  # terminals strictly before each step
 
+    @api
     @graph_fn
-    def _episode_lengths(self, terminals: Any) -> Any:
+    def episode_lengths(self, terminals: Any) -> Any:
+        """The number of steps of each step's episode, within its sequence."""
         ops, axis = self.ops, self.axis
         ended = ops.cast(terminals, "float32")
         ahead = discounted_cumsum(ops, ops.ones_like(ended), 1.0 - ended, axis)  # steps from t to its episode's end

@@ -56,11 +56,8 @@ class Synchronizable(Component):
             self.pairs.append((variable, ours[name], want.dtype.kind == "f"))
 
     @api
-    def sync(self, tau: Any) -> None:
-        self._sync(tau)
-
     @graph_fn(returns=0)
-    def _sync(self, tau: Any) -> None:
+    def sync(self, tau: Any) -> None:
         hard = isinstance(tau, Number) and tau == 1
         for source, target, is_float in self.pairs:
             self.ops.assign(target, source if hard or not is_float else tau * source + (1.0 - tau) * target)

@@ -56,9 +56,6 @@ class Concat(Component):
         self.tensor_axis = self.core_axis + first.num_extra_ranks
 
     @api
+    @graph_fn(output_spaces=_concat_space)  # declared: the output keeps the inputs' bounds, concatenated
     def apply(self, *inputs: Any) -> Any:
-        return self._concat(*inputs)
-
-    @graph_fn(output_spaces=_concat_space)
-    def _concat(self, *inputs: Any) -> Any:
         return self.ops.concat(inputs, self.tensor_axis)

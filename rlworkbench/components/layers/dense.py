@@ -6,7 +6,7 @@ from typing import Any
 
 from rlworkbench.components.layers.layer import Layer
 from rlworkbench.components.registry import register
-from rlworkbench.core.decorators import graph_fn
+from rlworkbench.core.decorators import api, graph_fn
 from rlworkbench.errors import SpaceError
 from rlworkbench.spaces import FloatBox, Space
 
@@ -35,6 +35,7 @@ class Dense(Layer):
             if self.use_bias else None
         self.activation_fn = self.ops.activation(self.activation)
 
+    @api
     @graph_fn
-    def _apply(self, inputs: Any) -> Any:
+    def apply(self, inputs: Any) -> Any:
         return self.activation_fn(self.ops.dense(inputs, self.kernel, self.bias))

@@ -7,7 +7,7 @@ from numbers import Integral
 from typing import Any
 
 from rlworkbench.components.layers.layer import Layer
-from rlworkbench.core.decorators import graph_fn
+from rlworkbench.core.decorators import api, graph_fn
 from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.spaces import FloatBox, Space
 
@@ -60,8 +60,9 @@ class ImageLayer(Layer):
     def output_channels(self, in_channels: int) -> int:
         return in_channels
 
+    @api
     @graph_fn
-    def _apply(self, inputs: Any) -> Any:
+    def apply(self, inputs: Any) -> Any:
         leading = self.ops.leading_dims(inputs, self.extra_ranks)
         images = self.ops.reshape(inputs, (-1, *self.image_shape))
         return self.ops.reshape(self._apply_images(images), leading + self.output_shape)

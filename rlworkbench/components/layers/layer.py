@@ -1,4 +1,4 @@
-"""The :class:`Layer` base: one ``apply(inputs)`` API method around one graph function."""
+"""The :class:`Layer` base: one ``apply(inputs)`` API method that is a graph function."""
 
 from __future__ import annotations
 
@@ -11,15 +11,18 @@ from rlworkbench.errors import ConfigError
 
 
 class Layer(Component):
-    """A neural-network layer: ``apply(inputs) -> outputs``; subclasses write ``_apply``."""
+    """A neural-network layer: ``apply(inputs) -> outputs``; subclasses override ``apply``, declared again with
+    ``@api`` over ``@graph_fn``."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "_apply" in cls.graph_fns:  # the former hook: it would never be called now
+            raise TypeError(f"{cls.__name__}: a layer overrides 'apply' (@api over @graph_fn), not '_apply'")
 
     @api
-    def apply(self, inputs: Any) -> Any:
-        return self._apply(inputs)
-
     @graph_fn
-    def _apply(self, inputs: Any) -> Any:
-        raise NotImplementedError(f"{type(self).__name__} must implement _apply")
+    def apply(self, inputs: Any) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must implement apply")
 
 
 def check_layers(owner: str, items: Sequence[Component]) -> None:

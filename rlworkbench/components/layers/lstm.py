@@ -25,10 +25,6 @@ def _is_state_space(space: Space, units: int) -> bool:
                                    and not p.has_time_rank for p in parts)
 
 
-def _unroll_spaces(lstm: LSTM, inputs: Space, initial_state: Space) -> tuple[Space, Space]:
-    return FloatBox(shape=(lstm.units,)).with_ranks_of(inputs), _state_space(lstm, inputs)
-
-
 @register("lstm")
 class LSTM(Component):
     """An LSTM over inputs ``FloatBox(shape=(n,))`` with batch and time ranks (batch- or time-major).
@@ -74,27 +70,28 @@ class LSTM(Component):
         self.sigmoid, self.tanh = self.ops.activation("sigmoid"), self.ops.activation("tanh")
 
     @api
+    @graph_fn(returns=2)
     def apply(self, inputs: Any) -> Any:
         """``(outputs, (h, c))`` starting from the zero state."""
-        return self._unroll(inputs, self._zero_state(inputs))
+        return self._unroll(inputs, self._zeros(inputs))
 
     @api
+    @graph_fn(returns=2)
     def apply_with_state(self, inputs: Any, initial_state: Any) -> Any:
         """``(outputs, (h, c))`` starting from ``initial_state = (h, c)``, e.g. the last call's final state."""
         return self._unroll(inputs, initial_state)
 
     @api
+    @graph_fn
     def zero_state(self, inputs: Any) -> Any:
         """``(h, c)`` of zeros for the batch of ``inputs``."""
-        return self._zero_state(inputs)
+        return self._zeros(inputs)
 
-    @graph_fn(output_spaces=_state_space)
-    def _zero_state(self, inputs: Any) -> Any:
+    def _zeros(self, inputs: Any) -> tuple[Any, Any]:
         zeros = self.ops.zeros((self.ops.dim(inputs, 1 if self.time_major else 0), self.units))
         return zeros, zeros
 
-    @graph_fn(returns=2, output_spaces=_unroll_spaces)
-    def _unroll(self, inputs: Any, initial_state: Any) -> Any:
+    def _unroll(self, inputs: Any, initial_state: Any) -> tuple[Any, Any]:
         steps = inputs if self.time_major else self.ops.transpose(inputs, (1, 0, 2))
         projected = self.ops.dense(steps, self.kernel, self.bias)  # the input part of every step at once
         h, c = self.ops.scan(self._step, projected, tuple(initial_state))

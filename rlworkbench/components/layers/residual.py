@@ -41,6 +41,6 @@ class Residual(Stack):
     def apply(self, inputs: Any) -> Any:
         return self._add(inputs, apply_layers(self.layers, inputs))
 
-    @graph_fn(output_spaces=_sum_space)
+    @graph_fn(output_spaces=_sum_space)  # declared: a SpaceError, not a broadcast, if layers change the shape
     def _add(self, inputs: Any, residual: Any) -> Any:
         return inputs + residual

@@ -3,8 +3,8 @@
 A loss is stateless: its API takes the tensors it needs (Q-values, actions, rewards, log-probabilities,
 advantages, …) and returns ``(loss, loss_per_item, extras)``: the mean as a scalar, one value per item (batch, or
 batch+time) and what an agent wants besides (TD errors for priorities, the parts of a combined loss). Targets
-never carry gradients. Optional inputs are trailing ``*args`` (pass one or none), given exactly when the config
-asks for them, so a loss built alone needs spaces only for the inputs it uses.
+never carry gradients. Optional inputs default to ``None`` (left out, they need no space), and inputs that share a
+space with an earlier one are keyword-only, so that a swap fails loudly.
 """
 
 from rlworkbench.components.losses.actor_critic_loss import ActorCriticLoss

@@ -13,7 +13,7 @@ from rlworkbench.spaces import Space
 
 @register("actor_critic_loss")
 class ActorCriticLoss(Component):
-    """``loss(log_probs, advantages, entropies, values, value_targets) -> (loss, loss_per_item, parts)``.
+    """``loss(log_probs, *, advantages, entropies, values, value_targets) -> (loss, loss_per_item, parts)``.
 
     Per item: ``-log_probs * A + value_weight * 0.5 * (values - value_targets)**2 - entropy_weight * entropies``;
     ``loss`` is its mean, ``parts`` the means of its pieces: ``{"policy_loss", "value_loss", "entropy"}``.
@@ -22,7 +22,8 @@ class ActorCriticLoss(Component):
 
     Inputs are per-item scalars, FloatBox ``()``, all with the same ranks (batch, or batch+time):
     ``log_probs`` of the taken actions under the current policy (summed over action dimensions),
-    ``entropies`` of the policy's distribution, ``values`` its state-value estimates.
+    ``entropies`` of the policy's distribution, ``values`` its state-value estimates. All share one space, so all
+    but ``log_probs`` are keyword-only.
     """
 
     def __init__(self, value_weight: float = 0.5, entropy_weight: float = 0.01, **kwargs: Any):
@@ -35,12 +36,9 @@ class ActorCriticLoss(Component):
         check_items(input_spaces, "log_probs", advantages="f", entropies="f", values="f", value_targets="f")
 
     @api
-    def loss(self, log_probs: Any, advantages: Any, entropies: Any, values: Any, value_targets: Any) -> Any:
-        """``(loss, loss_per_item, parts)`` of policy gradient, value loss and entropy bonus."""
-        return self._loss(log_probs, advantages, entropies, values, value_targets)
-
     @graph_fn(returns=3)
-    def _loss(self, log_probs: Any, advantages: Any, entropies: Any, values: Any, value_targets: Any) -> Any:
+    def loss(self, log_probs: Any, *, advantages: Any, entropies: Any, values: Any, value_targets: Any) -> Any:
+        """``(loss, loss_per_item, parts)`` of policy gradient, value loss and entropy bonus."""
         ops = self.ops
         policy = -log_probs * ops.stop_gradient(advantages)
         value = 0.5 * ops.square(values - ops.stop_gradient(value_targets))

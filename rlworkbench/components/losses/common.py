@@ -78,12 +78,12 @@ def check_config(ok: bool, component: str, key: str, expected: str, got: Any) ->
         raise ConfigError(f"bad value for '{key}'", component=component, key_path=key, expected=expected, got=got)
 
 
-def check_optional(component: str, wanted: bool, given: int, key: str, argument: str) -> None:
-    """An optional trailing API input (``*argument``) must be given exactly when the config ``key`` asks for it."""
-    if given != int(wanted):
+def check_optional(component: str, wanted: bool, given: bool, key: str, argument: str) -> None:
+    """An optional API input (``argument=None``) must be given exactly when the config ``key`` asks for it."""
+    if given != wanted:
         raise ConfigError(f"the '{key}' setting and the '{argument}' input disagree", component=component,
-                          key_path=key, expected=f"{'one' if wanted else 'no'} '{argument}' input with this {key}",
-                          got=f"{given} given")
+                          key_path=key, expected=f"{'an' if wanted else 'no'} '{argument}' input with this {key}",
+                          got=f"'{argument}' {'given' if given else 'left out'}")
 
 
 def next_steps(ops: Any, x: Any, last: Any, axis: int) -> Any:

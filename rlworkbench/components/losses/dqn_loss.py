@@ -8,7 +8,6 @@ from rlworkbench.components.losses.common import (
     check_box,
     check_config,
     check_items,
-    check_optional,
     check_vectors,
     ranks_of,
 )
@@ -20,8 +19,8 @@ from rlworkbench.spaces import Space
 
 @register("dqn_loss")
 class DQNLoss(Component):
-    """``loss(q_values_s, actions, rewards, terminals, q_values_sp, target_q_values_sp, *importance_weights) ->
-    (loss, loss_per_item, td_errors)`` (Mnih et al. 2015; double Q: van Hasselt et al. 2016).
+    """``loss(q_values_s, actions, rewards, terminals, *, q_values_sp, target_q_values_sp, importance_weights=None)
+    -> (loss, loss_per_item, td_errors)`` (Mnih et al. 2015; double Q: van Hasselt et al. 2016).
 
     Per item, with ``Q = q_values_s`` (online net at ``s``), ``Q' = q_values_sp`` (online net at ``s'``) and
     ``Qt' = target_q_values_sp`` (target net at ``s'``)::
@@ -33,46 +32,39 @@ class DQNLoss(Component):
 
     ``loss`` is the mean. ``td_errors`` (no gradient) give the priorities of prioritized replay (use their
     absolute values). With n-step returns the rewards come already summed over the n steps (``sum_k discount**k
-    r[t+k]``) and ``s'`` is the state n steps later. ``importance_weights`` are passed exactly when the config
-    says ``importance_weights=True``. ``q_values_sp`` is only read with ``double_q``. Dueling heads belong to the
-    policy: this loss takes whatever Q-values it produces.
+    r[t+k]``) and ``s'`` is the state n steps later. ``importance_weights`` are optional (uniform replay leaves
+    them out). The Q-values at ``s'`` are keyword-only: they share the space of ``q_values_s``, so a swap could not
+    be caught otherwise. ``q_values_sp`` is only read with ``double_q``. Dueling heads belong to the policy: this
+    loss takes whatever Q-values it produces.
 
     Inputs (same ranks: batch, or batch+time): Q-values FloatBox ``(num_actions,)``; ``actions`` IntBox ``()``;
     ``rewards`` and ``importance_weights`` FloatBox ``()``; ``terminals`` BoolBox (or 0/1 numbers) ``()``.
     """
 
     def __init__(self, discount: float = 0.99, double_q: bool = True, huber_loss: bool = False,
-                 huber_delta: float = 1.0, n_step: int = 1, importance_weights: bool = False, **kwargs: Any):
+                 huber_delta: float = 1.0, n_step: int = 1, **kwargs: Any):
         super().__init__(**{"name": "dqn_loss", **kwargs})
         check_config(0.0 <= discount <= 1.0, self.name, "discount", "a number in [0, 1]", discount)
         check_config(huber_delta > 0, self.name, "huber_delta", "a number > 0", huber_delta)
         check_config(isinstance(n_step, int) and n_step >= 1, self.name, "n_step", "an int >= 1", n_step)
         self.discount, self.double_q, self.n_step = float(discount), bool(double_q), n_step
         self.huber_loss, self.huber_delta = bool(huber_loss), float(huber_delta)
-        self.importance_weights = bool(importance_weights)
 
     def create_variables(self, input_spaces: dict[str, Space]) -> None:
-        given = [key for key in input_spaces if key.startswith("importance_weights[")]
-        check_optional(self.name, self.importance_weights, len(given), "importance_weights", "importance_weights")
         q_space = input_spaces["q_values_s"]
         ranks = ranks_of(q_space)
         check_vectors(q_space, "q_values_s", ranks, "one Q-value per action")
         for name in ("q_values_sp", "target_q_values_sp"):
             check_box(input_spaces[name], name, "f", q_space.shape, ranks)
         check_box(input_spaces["rewards"], "rewards", "f", (), ranks)
-        check_items(input_spaces, "rewards", actions="iu", terminals="biuf", **dict.fromkeys(given, "f"))
+        check_items(input_spaces, "rewards", actions="iu", terminals="biuf", importance_weights="f")
         self.dtype = str(q_space.dtype)
 
     @api
-    def loss(self, q_values_s: Any, actions: Any, rewards: Any, terminals: Any, q_values_sp: Any,
-             target_q_values_sp: Any, *importance_weights: Any) -> Any:
-        """``(loss, loss_per_item, td_errors)`` of the (double) Q-learning target."""
-        return self._loss(q_values_s, actions, rewards, terminals, q_values_sp, target_q_values_sp,
-                          *importance_weights)
-
     @graph_fn(returns=3)
-    def _loss(self, q_values_s: Any, actions: Any, rewards: Any, terminals: Any, q_values_sp: Any,
-              target_q_values_sp: Any, *importance_weights: Any) -> Any:
+    def loss(self, q_values_s: Any, actions: Any, rewards: Any, terminals: Any, *, q_values_sp: Any,
+             target_q_values_sp: Any, importance_weights: Any = None) -> Any:
+        """``(loss, loss_per_item, td_errors)`` of the (double) Q-learning target."""
         ops = self.ops
         if self.double_q:
             best = ops.select_by_index(target_q_values_sp, ops.argmax(q_values_sp, -1))
@@ -82,6 +74,6 @@ class DQNLoss(Component):
         target = ops.stop_gradient(rewards + self.discount ** self.n_step * not_done * best)
         td_errors = target - ops.select_by_index(q_values_s, actions)
         per_item = ops.huber(td_errors, self.huber_delta) if self.huber_loss else 0.5 * ops.square(td_errors)
-        if importance_weights:
-            per_item = per_item * ops.stop_gradient(importance_weights[0])
+        if importance_weights is not None:
+            per_item = per_item * ops.stop_gradient(importance_weights)
         return ops.reduce_mean(per_item), per_item, ops.stop_gradient(td_errors)

@@ -13,8 +13,8 @@ from rlworkbench.spaces import Space
 
 @register("ppo_loss")
 class PPOLoss(Component):
-    """``loss(log_probs, prev_log_probs, advantages, entropies, values, value_targets, *prev_values) -> (loss,
-    loss_per_item, parts)`` (Schulman et al. 2017).
+    """``loss(log_probs, *, prev_log_probs, advantages, entropies, values, value_targets, prev_values=None) ->
+    (loss, loss_per_item, parts)`` (Schulman et al. 2017).
 
     Per item, with ``ratio = exp(log_probs - prev_log_probs)`` and ``A = advantages``::
 
@@ -26,11 +26,12 @@ class PPOLoss(Component):
 
     ``loss`` is the mean; ``parts`` holds means of ``policy_loss``, ``value_loss``, ``entropy``, and the
     diagnostics ``approx_kl`` (mean of ``prev_log_probs - log_probs``) and ``clip_fraction``. Only ``log_probs``,
-    ``entropies`` and ``values`` carry gradients. ``prev_values`` is passed exactly when ``value_clip`` is set.
+    ``entropies`` and ``values`` carry gradients. ``prev_values`` is given exactly when ``value_clip`` is set.
 
     Inputs are per-item scalars, FloatBox ``()``, with the same ranks (batch, or batch+time): log-probabilities
     of the taken actions under the current and the rollout policy, advantages (e.g. ``GAE``), the policy's
-    entropies, current and rollout-time value estimates, and value targets.
+    entropies, current and rollout-time value estimates, and value targets. All share one space, so all but
+    ``log_probs`` are keyword-only.
     """
 
     def __init__(self, clip_ratio: float = 0.2, value_clip: float | None = None, entropy_weight: float = 0.01,
@@ -45,20 +46,16 @@ class PPOLoss(Component):
         self.entropy_weight, self.value_weight = float(entropy_weight), float(value_weight)
 
     def create_variables(self, input_spaces: dict[str, Space]) -> None:
-        given = [key for key in input_spaces if key.startswith("prev_values[")]
-        check_optional(self.name, self.value_clip is not None, len(given), "value_clip", "prev_values")
+        check_optional(self.name, self.value_clip is not None, "prev_values" in input_spaces, "value_clip",
+                       "prev_values")
         check_items(input_spaces, "log_probs", prev_log_probs="f", advantages="f", entropies="f", values="f",
-                    value_targets="f", **dict.fromkeys(given, "f"))
+                    value_targets="f", prev_values="f")
 
     @api
-    def loss(self, log_probs: Any, prev_log_probs: Any, advantages: Any, entropies: Any, values: Any,
-             value_targets: Any, *prev_values: Any) -> Any:
-        """``(loss, loss_per_item, parts)`` of the clipped surrogate, value loss and entropy bonus."""
-        return self._loss(log_probs, prev_log_probs, advantages, entropies, values, value_targets, *prev_values)
-
     @graph_fn(returns=3)
-    def _loss(self, log_probs: Any, prev_log_probs: Any, advantages: Any, entropies: Any, values: Any,
-              value_targets: Any, *prev_values: Any) -> Any:
+    def loss(self, log_probs: Any, *, prev_log_probs: Any, advantages: Any, entropies: Any, values: Any,
+             value_targets: Any, prev_values: Any = None) -> Any:
+        """``(loss, loss_per_item, parts)`` of the clipped surrogate, value loss and entropy bonus."""
         ops, eps = self.ops, self.clip_ratio
         advantages, value_targets = ops.stop_gradient(advantages), ops.stop_gradient(value_targets)
         log_ratio = log_probs - ops.stop_gradient(prev_log_probs)
@@ -66,7 +63,7 @@ class PPOLoss(Component):
         policy = -ops.minimum(ratio * advantages, ops.clip(ratio, 1.0 - eps, 1.0 + eps) * advantages)
         value = ops.square(values - value_targets)
         if self.value_clip is not None:
-            previous = ops.stop_gradient(prev_values[0])
+            previous = ops.stop_gradient(prev_values)
             clipped = previous + ops.clip(values - previous, -self.value_clip, self.value_clip)
             value = ops.maximum(value, ops.square(clipped - value_targets))
         value = 0.5 * value

@@ -18,7 +18,7 @@ class SACLoss(Component):
 
     ``alpha = exp(log_alpha)``; critics are stacked on the last axis of the Q-values (twin critics: 2 columns).
 
-    - ``critic_loss(q_values, rewards, terminals, next_target_q_values, next_log_probs, log_alpha)``: per item
+    - ``critic_loss(q_values, rewards, terminals, *, next_target_q_values, next_log_probs, log_alpha)``: per item
       ``sum_i 0.5 * (q_values[i] - y)**2`` with ``y = rewards + discount * (1 - terminals) * (min_i
       next_target_q_values[i] - alpha * next_log_probs)``; ``q_values`` at the replayed actions, the next-state
       values from the target critics at actions ``a' ~ pi(s')`` whose log-probabilities are ``next_log_probs``.
@@ -30,7 +30,8 @@ class SACLoss(Component):
 
     Inputs (same ranks: batch, or batch+time): ``q_values``/``next_target_q_values`` FloatBox ``(num_critics,)``;
     ``rewards``, ``log_probs``, ``next_log_probs`` FloatBox ``()``; ``terminals`` BoolBox (or 0/1 numbers) ``()``;
-    ``log_alpha`` a scalar FloatBox ``()`` without ranks.
+    ``log_alpha`` a scalar FloatBox ``()`` without ranks. The next-state inputs of ``critic_loss`` share the spaces
+    of ``q_values`` and ``rewards``, so they are keyword-only.
     """
 
     def __init__(self, discount: float = 0.99, target_entropy: float | None = None, **kwargs: Any):
@@ -51,24 +52,10 @@ class SACLoss(Component):
         self.dtype = str(input_spaces[reference].dtype)
 
     @api
-    def critic_loss(self, q_values: Any, rewards: Any, terminals: Any, next_target_q_values: Any,
+    @graph_fn(returns=2)
+    def critic_loss(self, q_values: Any, rewards: Any, terminals: Any, *, next_target_q_values: Any,
                     next_log_probs: Any, log_alpha: Any) -> Any:
         """``(loss, loss_per_item)`` of the critics against the soft, twin-minimum target."""
-        return self._critic_loss(q_values, rewards, terminals, next_target_q_values, next_log_probs, log_alpha)
-
-    @api
-    def actor_loss(self, log_probs: Any, q_values: Any, log_alpha: Any) -> Any:
-        """``(loss, loss_per_item)`` of the policy: ``alpha * log_probs - min_i q_values[i]``."""
-        return self._actor_loss(log_probs, q_values, log_alpha)
-
-    @api
-    def temperature_loss(self, log_probs: Any, log_alpha: Any) -> Any:
-        """``(loss, loss_per_item)`` that tunes ``log_alpha`` towards the target entropy."""
-        return self._temperature_loss(log_probs, log_alpha)
-
-    @graph_fn(returns=2)
-    def _critic_loss(self, q_values: Any, rewards: Any, terminals: Any, next_target_q_values: Any,
-                     next_log_probs: Any, log_alpha: Any) -> Any:
         ops = self.ops
         alpha = ops.exp(log_alpha)
         soft_value = ops.reduce_min(next_target_q_values, -1) - alpha * next_log_probs
@@ -77,14 +64,18 @@ class SACLoss(Component):
         per_item = 0.5 * ops.reduce_sum(ops.square(q_values - ops.expand_dims(target, -1)), -1)
         return ops.reduce_mean(per_item), per_item
 
+    @api
     @graph_fn(returns=2)
-    def _actor_loss(self, log_probs: Any, q_values: Any, log_alpha: Any) -> Any:
+    def actor_loss(self, log_probs: Any, q_values: Any, log_alpha: Any) -> Any:
+        """``(loss, loss_per_item)`` of the policy: ``alpha * log_probs - min_i q_values[i]``."""
         alpha = self.ops.stop_gradient(self.ops.exp(log_alpha))
         per_item = alpha * log_probs - self.ops.reduce_min(q_values, -1)
         return self.ops.reduce_mean(per_item), per_item
 
+    @api
     @graph_fn(returns=2)
-    def _temperature_loss(self, log_probs: Any, log_alpha: Any) -> Any:
+    def temperature_loss(self, log_probs: Any, log_alpha: Any) -> Any:
+        """``(loss, loss_per_item)`` that tunes ``log_alpha`` towards the target entropy."""
         if self.target_entropy is None:
             raise ConfigError("temperature_loss needs a target entropy", component=self.path,
                               key_path="target_entropy", expected="a number (commonly -action_dim)", got=None)

@@ -21,7 +21,7 @@ from rlworkbench.spaces import Space
 
 @register("vtrace")
 class VTrace(Component):
-    """V-trace (Espeholt et al. 2018): ``calculate(log_probs, behaviour_log_probs, rewards, values,
+    """V-trace (Espeholt et al. 2018): ``calculate(log_probs, *, behaviour_log_probs, rewards, values,
     bootstrap_values, discounts) -> (pg_advantages, vs)``.
 
     With ``rho[t] = pi(a_t|x_t) / mu(a_t|x_t)`` (target over behaviour policy), ``V[T] = bootstrap_values``::
@@ -35,7 +35,8 @@ class VTrace(Component):
 
     Inputs: FloatBox ``()`` per step with batch+time ranks (time-major as in IMPALA, or batch-major):
     ``log_probs`` (target policy) and ``behaviour_log_probs`` of the taken actions, ``rewards``, ``values``,
-    ``discounts``; ``bootstrap_values`` (V of the state after the last step) with the batch rank only.
+    ``discounts``; ``bootstrap_values`` (V of the state after the last step) with the batch rank only. The
+    per-step inputs share one space, so all but ``log_probs`` are keyword-only.
     """
 
     def __init__(self, clip_rho_threshold: float | None = 1.0, clip_pg_rho_threshold: float | None = 1.0,
@@ -53,18 +54,14 @@ class VTrace(Component):
         check_box(input_spaces["bootstrap_values"], "bootstrap_values", "f", (), without_time(ranks))
         self.axis = time_axis(input_spaces["log_probs"], "log_probs")
 
-    @api
-    def calculate(self, log_probs: Any, behaviour_log_probs: Any, rewards: Any, values: Any, bootstrap_values: Any,
-                  discounts: Any) -> Any:
-        """``(pg_advantages, vs)``: v-trace policy-gradient advantages and value targets."""
-        return self._calculate(log_probs, behaviour_log_probs, rewards, values, bootstrap_values, discounts)
-
     def _clipped(self, rhos: Any, threshold: float | None) -> Any:
         return rhos if threshold is None else self.ops.minimum(rhos, threshold)
 
+    @api
     @graph_fn(returns=2)
-    def _calculate(self, log_probs: Any, behaviour_log_probs: Any, rewards: Any, values: Any, bootstrap_values: Any,
-                   discounts: Any) -> tuple[Any, Any]:
+    def calculate(self, log_probs: Any, *, behaviour_log_probs: Any, rewards: Any, values: Any,
+                  bootstrap_values: Any, discounts: Any) -> tuple[Any, Any]:
+        """``(pg_advantages, vs)``: v-trace policy-gradient advantages and value targets."""
         ops, axis = self.ops, self.axis
         rhos = ops.exp(ops.stop_gradient(log_probs - behaviour_log_probs))
         values, bootstrap_values = ops.stop_gradient(values), ops.stop_gradient(bootstrap_values)

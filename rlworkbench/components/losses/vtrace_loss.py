@@ -13,7 +13,7 @@ from rlworkbench.core.decorators import api
 
 @register("vtrace_loss")
 class VTraceLoss(Component):
-    """``loss(log_probs, behaviour_log_probs, entropies, rewards, values, bootstrap_values, discounts) -> (loss,
+    """``loss(log_probs, *, behaviour_log_probs, entropies, rewards, values, bootstrap_values, discounts) -> (loss,
     loss_per_item, parts)``.
 
     Routes the inputs through a ``VTrace`` sub-component (``vtrace``: pg advantages and targets ``vs``) into an
@@ -31,9 +31,11 @@ class VTraceLoss(Component):
         self.vtrace, self.actor_critic = vtrace, actor_critic
 
     @api
-    def loss(self, log_probs: Any, behaviour_log_probs: Any, entropies: Any, rewards: Any, values: Any,
+    def loss(self, log_probs: Any, *, behaviour_log_probs: Any, entropies: Any, rewards: Any, values: Any,
              bootstrap_values: Any, discounts: Any) -> Any:
         """``(loss, loss_per_item, parts)`` of the actor-critic loss on v-trace targets."""
-        pg_advantages, vs = self.vtrace.calculate(log_probs, behaviour_log_probs, rewards, values, bootstrap_values,
-                                                  discounts)
-        return self.actor_critic.loss(log_probs, pg_advantages, entropies, values, vs)
+        pg_advantages, vs = self.vtrace.calculate(log_probs, behaviour_log_probs=behaviour_log_probs, rewards=rewards,
+                                                  values=values, bootstrap_values=bootstrap_values,
+                                                  discounts=discounts)
+        return self.actor_critic.loss(log_probs, advantages=pg_advantages, entropies=entropies, values=values,
+                                      value_targets=vs)

@@ -22,21 +22,15 @@ class FIFOQueue(Memory):
     """
 
     @api
+    @graph_fn(returns=0)
     def enqueue(self, records: Any) -> None:
         """Appends a batch of records (dropping the oldest ones if the queue would overflow)."""
-        self._enqueue(records)
-
-    @api
-    def dequeue(self, num_records: Any) -> Any:
-        """Removes and returns the oldest ``min(num_records, size)`` records, oldest first."""
-        return self._dequeue(num_records)
-
-    @graph_fn(returns=0)
-    def _enqueue(self, records: Any) -> None:
         self.write(records)
 
-    @graph_fn(output_spaces=lambda queue, num_records: queue.record_space)
-    def _dequeue(self, num_records: Any) -> Any:
+    @api
+    @graph_fn(output_spaces=lambda queue, num_records: queue.record_space)  # bounds kept; min(n, size) rows
+    def dequeue(self, num_records: Any) -> Any:
+        """Removes and returns the oldest ``min(num_records, size)`` records, oldest first."""
         ops = self.ops
         count = ops.maximum(ops.minimum(ops.cast(num_records, "int64"), self.size), 0)
         records = self.read((self.oldest_slot() + ops.arange(count)) % self.capacity)

@@ -49,12 +49,9 @@ class Memory(Component):
         self.size = self.create_variable("size", (), "int64", trainable=False)
 
     @api
+    @graph_fn(output_spaces=lambda memory: IntBox(0, memory.capacity + 1))  # declared: a count in [0, capacity]
     def get_size(self) -> Any:
         """The number of records stored: an int64 scalar."""
-        return self._get_size()
-
-    @graph_fn(output_spaces=lambda memory: IntBox(0, memory.capacity + 1))
-    def _get_size(self) -> Any:
         return self.ops.read(self.size)
 
     # ----- helpers for graph functions ---------------------------------------------------------------------------

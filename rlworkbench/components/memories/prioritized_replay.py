@@ -76,21 +76,21 @@ class PrioritizedReplay(ReplayMemory):
         self.sum_tree.update(indices, powered)
         self.min_tree.update(indices, powered)
 
-    @graph_fn(returns=2, output_spaces=_slots_and_priorities)
+    @graph_fn(returns=2, output_spaces=_slots_and_priorities)  # declared: slots in [0, capacity)
     def _insert_with_max_priority(self, records: Any) -> tuple[Any, Any]:
         slots = self.write(records)
         return slots, self.ops.zeros_like(self.ops.cast(slots, "float32")) + self.max_priority ** self.alpha
 
-    @graph_fn(output_spaces=_float_batch)
+    @graph_fn(output_spaces=_float_batch)  # declared: a batch of num_records, an input value
     def _prefix_sums(self, num_records: Any, total: Any) -> Any:
         return self.ops.random_uniform(self.rng, (num_records,)) * total
 
-    @graph_fn(returns=3, output_spaces=_sampled_spaces)
+    @graph_fn(returns=3, output_spaces=_sampled_spaces)  # records (bounds kept), slots, weights in [0, 1]
     def _weighted_records(self, indices: Any, powered: Any, min_powered: Any) -> tuple[Any, Any, Any]:
         # (N·P(i))^-beta / (N·P_min)^-beta with P(i) = p_i^alpha / total: N and the total cancel
         return self.read(indices), indices, (powered / min_powered) ** -self.beta
 
-    @graph_fn(output_spaces=_float_batch)
+    @graph_fn
     def _track_max_priority(self, priorities: Any) -> Any:
         ops = self.ops
         priorities = ops.cast(priorities, "float32")

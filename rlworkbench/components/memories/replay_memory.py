@@ -25,19 +25,13 @@ class ReplayMemory(Memory):
         self.rng = self.create_random_generator()
 
     @api
+    @graph_fn(returns=0)
     def insert_records(self, records: Any) -> None:
         """Appends a batch of records, overwriting the oldest ones once the memory is full."""
-        self._insert_records(records)
-
-    @api
-    def get_records(self, num_records: Any) -> Any:
-        """``num_records`` records drawn uniformly, with replacement, from the filled slots."""
-        return self._get_records(num_records)
-
-    @graph_fn(returns=0)
-    def _insert_records(self, records: Any) -> None:
         self.write(records)
 
-    @graph_fn(output_spaces=lambda memory, num_records: memory.record_space)
-    def _get_records(self, num_records: Any) -> Any:
+    @api
+    @graph_fn(output_spaces=lambda memory, num_records: memory.record_space)  # bounds kept; num_records rows
+    def get_records(self, num_records: Any) -> Any:
+        """``num_records`` records drawn uniformly, with replacement, from the filled slots."""
         return self.read(self.ops.random_integers(self.rng, (num_records,), 0, self.size))

@@ -38,22 +38,9 @@ class RingBuffer(Memory):
         self.after_terminal = self.create_variable("after_terminal", (), "bool", True, trainable=False)
 
     @api
+    @graph_fn(returns=0)
     def insert_records(self, records: Any) -> None:
         """Appends a batch of transitions, overwriting the oldest ones once the buffer is full."""
-        self._insert_records(records)
-
-    @api
-    def get_episodes(self, num_episodes: Any) -> Any:
-        """The transitions of the last ``min(num_episodes, complete episodes)`` episodes, oldest first."""
-        return self._get_episodes(num_episodes)
-
-    @api
-    def get_num_episodes(self) -> Any:
-        """How many complete episodes are stored: an int64 scalar."""
-        return self._get_num_episodes()
-
-    @graph_fn(returns=0)
-    def _insert_records(self, records: Any) -> None:
         ops = self.ops
         terminals = ops.cast(self.record_space.flatten(records)[self.terminal_key], "bool")
         previous = ops.concat([ops.reshape(self.after_terminal, (1,)), terminals], 0)  # shifted by one
@@ -61,8 +48,10 @@ class RingBuffer(Memory):
         ops.scatter_update(self.starts, slots, previous[:-1][-self.capacity:])
         ops.assign(self.after_terminal, previous[-1])
 
-    @graph_fn(output_spaces=lambda buffer, num_episodes: buffer.record_space)
-    def _get_episodes(self, num_episodes: Any) -> Any:
+    @api
+    @graph_fn(output_spaces=lambda buffer, num_episodes: buffer.record_space)  # bounds kept; rows: data-dependent
+    def get_episodes(self, num_episodes: Any) -> Any:
+        """The transitions of the last ``min(num_episodes, complete episodes)`` episodes, oldest first."""
         ops = self.ops
         slots, ends_after, complete = self._episodes()
         wanted = ops.minimum(ops.cast(num_episodes, "int64"), complete)
@@ -71,8 +60,10 @@ class RingBuffer(Memory):
         end = ops.reduce_sum(ops.cast(ends_after > 0, "int64"))
         return self.read(ops.gather(slots, begin + ops.arange(ops.maximum(end - begin, 0))))
 
-    @graph_fn(output_spaces=lambda buffer: IntBox(0, buffer.capacity + 1))
-    def _get_num_episodes(self) -> Any:
+    @api
+    @graph_fn(output_spaces=lambda buffer: IntBox(0, buffer.capacity + 1))  # declared: a count in [0, capacity]
+    def get_num_episodes(self) -> Any:
+        """How many complete episodes are stored: an int64 scalar."""
         return self._episodes()[2]
 
     def _episodes(self) -> tuple[Any, Any, Any]:

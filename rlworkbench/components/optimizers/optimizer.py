@@ -93,11 +93,8 @@ class Optimizer(Component):
         return slots
 
     @api
-    def step(self, loss: Any) -> Any:
-        return self._step(loss)
-
     @graph_fn(returns=2, requires_grad=True, output_spaces=lambda self, loss: (loss, FloatBox(shape=())))
-    def _step(self, loss: Any) -> Any:
+    def step(self, loss: Any) -> Any:
         # output spaces are declared so that a build never takes a real step: on PyTorch a probed in-place
         # update would invalidate the autograd graphs of the next optimizer's probe (several optimizers, SAC)
         grads = self.ops.gradients(loss, self.variable_list)

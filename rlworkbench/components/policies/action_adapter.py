@@ -12,10 +12,6 @@ from rlworkbench.errors import ConfigError
 from rlworkbench.spaces import BoxSpace, FloatBox, Space, Tuple
 
 
-def _parameter_space(adapter: ActionAdapter, raw: Space) -> Space:
-    return adapter.parameter_space().with_ranks_of(raw)
-
-
 class ActionAdapter(Component):
     """``get_parameters(inputs)``: ``inputs`` is a network's output (``FloatBox((hidden,))`` with any batch/time
     ranks); one Dense layer (``units()`` outputs, no activation) feeds ``to_parameters``, which reshapes (and
@@ -55,7 +51,7 @@ class ActionAdapter(Component):
         """The distribution parameters for a network's output."""
         return self._parameters(self.dense.apply(inputs))
 
-    @graph_fn(output_spaces=_parameter_space)
+    @graph_fn
     def _parameters(self, raw: Any) -> Any:
         return self.to_parameters(raw)
 

@@ -10,17 +10,12 @@ from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
 from rlworkbench.errors import ConfigError
-from rlworkbench.spaces import FloatBox, IntBox, Space
+from rlworkbench.spaces import IntBox, Space
 
 
 def _stream(units: Sequence[int], outputs: int, activation: str, name: str) -> NeuralNetwork:
     hidden = [{"type": "dense", "units": int(u), "activation": activation} for u in units]
     return NeuralNetwork(hidden + [{"type": "dense", "units": outputs}], name=name)
-
-
-def _q_space(adapter: DuelingActionAdapter, value: Space, advantages: Space) -> Space:
-    shape = adapter.action_space.shape + (adapter.action_space.num_categories,)
-    return FloatBox(shape=shape).with_ranks_of(value)
 
 
 @register("dueling_action_adapter")
@@ -54,7 +49,7 @@ class DuelingActionAdapter(Component):
         """``V`` from a network's output."""
         return self._squeeze(self.value_stream.apply(inputs))
 
-    @graph_fn(output_spaces=_q_space)
+    @graph_fn
     def _q_values(self, value: Any, advantages: Any) -> Any:
         leading = self.ops.leading_dims(advantages, self.extra_ranks)
         shape = self.action_space.shape + (self.action_space.num_categories,)

@@ -19,9 +19,6 @@ class GreedyActionSelector(Component):
     """``select(values) -> argmax over the last axis``, typed as ``IntBox(n)`` with the input's ranks."""
 
     @api
+    @graph_fn(output_spaces=_action_space)  # declared: the actions are IntBox(n), categories kept
     def select(self, values: Any) -> Any:
-        return self._argmax(values)
-
-    @graph_fn(output_spaces=_action_space)
-    def _argmax(self, values: Any) -> Any:
         return self.ops.argmax(values, -1)

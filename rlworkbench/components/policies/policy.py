@@ -107,7 +107,7 @@ class Policy(Component):
     def _join(self, leaves: list[Any]) -> Any:
         return self._nest(*leaves) if self.is_container else leaves[0]
 
-    @graph_fn(output_spaces=_nested_space)
+    @graph_fn(output_spaces=_nested_space)  # the leaves' spaces, categories and bounds kept
     def _nest(self, *leaves: Any) -> Any:
         return self.action_space.unflatten(dict(zip(self.keys, leaves)))
 
@@ -146,5 +146,6 @@ class Policy(Component):
     @api
     def get_kl_divergence(self, states: Any, other_parameters: Any) -> Any:
         """``KL(π(·|states) || other)``, ``other_parameters`` shaped as ``get_parameters`` returns them."""
-        other = self._split("parameter", other_parameters)
-        return self._join(self._per_leaf("kl_divergence", self._leaf_parameters(states), other))
+        others = self._split("parameter", other_parameters)
+        return self._join([self.distributions[key].kl_divergence(parameters, other_parameters=other)
+                           for key, parameters, other in zip(self.keys, self._leaf_parameters(states), others)])

@@ -73,12 +73,12 @@ class DictPreprocessorStack(Component):
             if "reset" in stack.api_methods:
                 stack.reset()
 
-    @graph_fn(returns=lambda self: len(self.keys), output_spaces=_key_spaces)
+    @graph_fn(returns=lambda self: len(self.keys), output_spaces=_key_spaces)  # sub-spaces, bounds kept
     def _split(self, inputs: Any) -> Any:
         parts = tuple(inputs[key] for key in self.keys)
         return parts[0] if len(parts) == 1 else parts
 
-    @graph_fn(output_spaces=_merged_space)
+    @graph_fn(output_spaces=_merged_space)  # the stacks' spaces, bounds kept
     def _merge(self, inputs: Any, *processed: Any) -> Any:
         done = dict(zip(self.keys, processed))
         return {key: done.get(key, value) for key, value in inputs.items()}

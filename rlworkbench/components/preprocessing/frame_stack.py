@@ -82,10 +82,7 @@ class FrameStack(Preprocessor):
                           dtype=leaf.dtype).with_ranks_of(leaf)
 
     @api
-    def reset(self) -> None:
-        self._reset()
-
     @graph_fn(returns=0)
-    def _reset(self) -> None:
+    def reset(self) -> None:
         for fresh in self.fresh.values():
             self.ops.assign(fresh, True)

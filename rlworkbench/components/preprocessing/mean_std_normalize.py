@@ -69,11 +69,8 @@ class MeanStdNormalize(Preprocessor):
         return FloatBox(shape=leaf.shape, dtype=float_dtype(leaf)).with_ranks_of(leaf)
 
     @api
-    def reset(self) -> None:
-        self._reset()
-
     @graph_fn(returns=0)
-    def _reset(self) -> None:
+    def reset(self) -> None:
         if self.reset_statistics:
             for count, mean, var in self.stats.values():
                 self.ops.assign(count, 0.0)

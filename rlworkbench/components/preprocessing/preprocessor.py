@@ -24,15 +24,15 @@ class Preprocessor(Component):
     ``self.leaf_spaces`` (by key path), which most preprocessors need (ranks, categories).
     """
 
-    @api
-    def preprocess(self, inputs: Any) -> Any:
-        return self._preprocess(inputs)
-
     def create_variables(self, input_spaces: dict[str, Space]) -> None:
         self.leaf_spaces = input_spaces["inputs"].flatten()
 
+    @api
     @graph_fn(pass_key=True, output_spaces=_leafwise_output_spaces)
-    def _preprocess(self, key: str, inputs: Any) -> Any:
+    def preprocess(self, key: str, inputs: Any) -> Any:
+        """The inputs, preprocessed leaf by leaf.
+
+        ``key`` is the leaf's key path (``pass_key``), not an input."""
         return self._preprocess_leaf(key, inputs)
 
     def _preprocess_leaf(self, key: str, x: Any) -> Any:

@@ -57,8 +57,8 @@ def test_beta_closed_forms(backend, builds):
         + (a2 - a + b2 - b) * digamma(a + b)
     test.test(("log_prob", [(a, b), x]), expected_outputs=log_prob.sum(-1), decimals=4)
     test.test(("entropy", (a, b)), expected_outputs=entropy.sum(-1), decimals=4)
-    test.test(("kl_divergence", [(a, b), (a2, b2)]), expected_outputs=kl.sum(-1), decimals=4)
-    test.test(("kl_divergence", [(a, b), (a, b)]), expected_outputs=np.zeros(5), decimals=5)
+    test.test(("kl_divergence", [(a, b)], {"other_parameters": (a2, b2)}), expected_outputs=kl.sum(-1), decimals=4)
+    test.test(("kl_divergence", [(a, b)], {"other_parameters": (a, b)}), expected_outputs=np.zeros(5), decimals=5)
     test.test(("sample_deterministic", (a, b)), expected_outputs=LOW + (HIGH - LOW) * a / (a + b), decimals=5)
     assert test.graph.output_space("sample_stochastic") == VALUES
     assert test.graph.output_space("entropy") == FloatBox(shape=(), add_batch_rank=True)

@@ -54,9 +54,9 @@ def test_categorical_closed_forms(backend, builds):
     picked = np.take_along_axis(log_p, (actions - 1)[..., None], -1)[..., 0]
     test.test(("log_prob", [logits, actions]), expected_outputs=picked.sum(-1).astype(np.float32), decimals=5)
     test.test(("entropy", logits), expected_outputs=-(np.exp(log_p) * log_p).sum((-1, -2)), decimals=5)
-    test.test(("kl_divergence", [logits, other]), expected_outputs=(np.exp(log_p) * (log_p - log_q)).sum((-1, -2)),
-              decimals=5)
-    test.test(("kl_divergence", [logits, logits]), expected_outputs=np.zeros(6), decimals=5)
+    test.test(("kl_divergence", [logits], {"other_parameters": other}),
+              expected_outputs=(np.exp(log_p) * (log_p - log_q)).sum((-1, -2)), decimals=5)
+    test.test(("kl_divergence", [logits], {"other_parameters": logits}), expected_outputs=np.zeros(6), decimals=5)
     test.test(("sample_deterministic", logits), expected_outputs=np.argmax(logits, -1) + 1)
     for api in ("sample_stochastic", "sample_deterministic"):
         assert test.graph.output_space(api) == ACTIONS
@@ -98,7 +98,7 @@ def test_bernoulli_closed_forms_over_batch_and_time(backend, builds):
     kl = (p * np.log(p / q) + (1 - p) * np.log((1 - p) / (1 - q))).sum(-1)
     test.test(("log_prob", [logits, flags]), expected_outputs=log_prob, decimals=5)
     test.test(("entropy", logits), expected_outputs=entropy, decimals=5)
-    test.test(("kl_divergence", [logits, other]), expected_outputs=kl, decimals=5)
+    test.test(("kl_divergence", [logits], {"other_parameters": other}), expected_outputs=kl, decimals=5)
     test.test(("sample_deterministic", logits), expected_outputs=logits > 0)
     assert test.graph.output_space("sample_stochastic") == FLAGS
     assert test.graph.output_space("entropy") == FloatBox(shape=(), add_batch_rank=True, add_time_rank=True)

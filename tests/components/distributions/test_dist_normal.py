@@ -64,8 +64,8 @@ def test_normal_closed_forms(backend, builds):
               decimals=4)
     test.test(("entropy", (mean, log_std)), expected_outputs=(0.5 + 0.5 * np.log(2 * np.pi) + log_std).sum(-1),
               decimals=5)
-    test.test(("kl_divergence", [(mean, log_std), other]), expected_outputs=normal_kl((mean, log_std), other),
-              decimals=4)
+    test.test(("kl_divergence", [(mean, log_std)], {"other_parameters": other}),
+              expected_outputs=normal_kl((mean, log_std), other), decimals=4)
     test.test(("sample_deterministic", (mean, log_std)), expected_outputs=mean)
     assert test.graph.output_space("sample_stochastic") == VALUES
     assert test.graph.output_space("sample_and_log_prob") == (VALUES, FloatBox(shape=(), add_batch_rank=True))
@@ -107,8 +107,8 @@ def test_squashed_normal_closed_forms(backend, builds):
     test.test(("log_prob", [(mean, log_std), x]), expected_outputs=log_prob.sum(-1), decimals=3)
     test.test(("sample_deterministic", (mean, log_std)), expected_outputs=squash(mean), decimals=5)
     # the squashing is one bijection for both distributions: the KL is the normals' KL
-    test.test(("kl_divergence", [(mean, log_std), other]), expected_outputs=normal_kl((mean, log_std), other),
-              decimals=4)
+    test.test(("kl_divergence", [(mean, log_std)], {"other_parameters": other}),
+              expected_outputs=normal_kl((mean, log_std), other), decimals=4)
     # entropy = normal entropy + E[log |d action / d u|]
     log_slope = expect_over_normal(lambda v: 2 * (np.log(2) - np.abs(v) - np.log1p(np.exp(-2 * np.abs(v)))),
                                    mean, log_std)  # log(1 - tanh(v) ** 2), without overflow

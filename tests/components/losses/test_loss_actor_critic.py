@@ -19,6 +19,11 @@ RANKS = [
 ]
 
 
+def by_name(inputs: list) -> tuple:
+    """``("loss", [log_probs], {the others by name})``: all but ``log_probs`` are keyword-only."""
+    return "loss", inputs[:1], dict(zip(NAMES[1:], inputs[1:]))
+
+
 def actor_critic_reference(log_probs, advantages, entropies, values, value_targets, value_weight=0.5,
                            entropy_weight=0.01):
     per_item = np.zeros(log_probs.shape)
@@ -40,7 +45,7 @@ def test_actor_critic_loss_matches_numpy(backend, built, sizes, ranks):
     for seed, size in enumerate(sizes):
         rng = np.random.default_rng(seed)
         inputs = [spaces[name].sample(size, seed=rng) for name in NAMES]
-        test.test(("loss", inputs), expected_outputs=actor_critic_reference(*inputs, **config), decimals=4)
+        test.test(by_name(inputs), expected_outputs=actor_critic_reference(*inputs, **config), decimals=4)
     loss_space, per_item_space, parts_space = test.graph.output_space("loss")
     assert (loss_space, per_item_space) == (FloatBox(), FloatBox(**ranks))
     assert sorted(parts_space.keys()) == ["entropy", "policy_loss", "value_loss"]
@@ -51,7 +56,7 @@ def test_actor_critic_loss_from_a_spec(backend):
     spaces = {name: FloatBox(add_batch_rank=True) for name in NAMES}
     test = ComponentTest(loss, spaces, backend=backend)
     inputs = [spaces[name].sample(6, seed=i) for i, name in enumerate(NAMES)]
-    test.test(("loss", inputs), expected_outputs=actor_critic_reference(*inputs, entropy_weight=0.0), decimals=4)
+    test.test(by_name(inputs), expected_outputs=actor_critic_reference(*inputs, entropy_weight=0.0), decimals=4)
 
 
 @pytest.mark.parametrize("key, space", [("log_probs", IntBox(3, add_batch_rank=True)),

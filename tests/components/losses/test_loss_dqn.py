@@ -21,15 +21,21 @@ def dqn_spaces(ranks: dict, weights: bool = False, actions: int = ACTIONS) -> di
     spaces = {"q_values_s": q, "actions": IntBox(actions, **ranks), "rewards": FloatBox(**ranks),
               "terminals": BoolBox(**ranks), "q_values_sp": q, "target_q_values_sp": q}
     if weights:
-        spaces["importance_weights"] = [FloatBox(0.0, 1.0, **ranks)]
+        spaces["importance_weights"] = FloatBox(0.0, 1.0, **ranks)
     return spaces
+
+
+NAMES = ["q_values_s", "actions", "rewards", "terminals", "q_values_sp", "target_q_values_sp", "importance_weights"]
 
 
 def sample_inputs(spaces: dict, size, seed: int) -> list:
     rng = np.random.default_rng(seed)
-    ordered = [spaces[k] for k in ("q_values_s", "actions", "rewards", "terminals", "q_values_sp",
-                                   "target_q_values_sp")] + spaces.get("importance_weights", [])
-    return [space.sample(size, seed=rng) for space in ordered]
+    return [spaces[name].sample(size, seed=rng) for name in NAMES if name in spaces]
+
+
+def by_name(inputs: list) -> tuple:
+    """``("loss", [q_values_s, actions, rewards, terminals], {the Q-values at s' and the weights by name})``."""
+    return "loss", inputs[:4], dict(zip(NAMES[4:], inputs[4:]))
 
 
 def dqn_reference(q_s, actions, rewards, terminals, q_sp, qt_sp, weights=None, discount=0.99, double_q=True,
@@ -56,25 +62,23 @@ def dqn_reference(q_s, actions, rewards, terminals, q_sp, qt_sp, weights=None, d
 CONFIGS = {
     "double": {"discount": 0.9, "double_q": True},
     "max_huber_nstep": {"discount": 0.95, "double_q": False, "huber_loss": True, "huber_delta": 0.5, "n_step": 3},
-    "double_huber_weighted": {"discount": 0.8, "huber_loss": True, "importance_weights": True},
+    "double_huber": {"discount": 0.8, "huber_loss": True},
 }
+WEIGHTED = {"double_huber"}  # built with importance weights
 
 
 def dqn_test(built, backend: str, name: str, ranks: dict) -> ComponentTest:
-    config = CONFIGS[name]
-    spaces = dqn_spaces(ranks, config.get("importance_weights", False))
+    spaces = dqn_spaces(ranks, name in WEIGHTED)
     key = (backend, name, tuple(ranks))
-    return built(key, lambda: ComponentTest(DQNLoss(**config), spaces, backend=backend))
+    return built(key, lambda: ComponentTest(DQNLoss(**CONFIGS[name]), spaces, backend=backend))
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 def test_dqn_loss_matches_numpy(backend, built, name):
-    config = CONFIGS[name]
     test = dqn_test(built, backend, name, BATCH)
-    inputs = sample_inputs(dqn_spaces(BATCH, config.get("importance_weights", False)), 64, seed=1)
-    reference_config = {k: v for k, v in config.items() if k != "importance_weights"}
-    expected = dqn_reference(*inputs, **reference_config)
-    test.test(("loss", inputs), expected_outputs=expected, decimals=4)
+    inputs = sample_inputs(dqn_spaces(BATCH, name in WEIGHTED), 64, seed=1)
+    expected = dqn_reference(*inputs, **CONFIGS[name])
+    test.test(by_name(inputs), expected_outputs=expected, decimals=4)
     assert test.graph.output_space("loss") == (FloatBox(), FloatBox(**BATCH), FloatBox(**BATCH))
 
 
@@ -83,7 +87,7 @@ def test_dqn_loss_over_batch_and_time(backend, built):
     spaces = dqn_spaces(BATCH_TIME)
     for size in ((3, 5), (2, 8)):
         inputs = sample_inputs(spaces, size, seed=sum(size))
-        _, per_item, td_errors = test.test(("loss", inputs), decimals=4,
+        _, per_item, td_errors = test.test(by_name(inputs), decimals=4,
                                            expected_outputs=dqn_reference(*inputs, **CONFIGS["max_huber_nstep"]))
         assert per_item.shape == td_errors.shape == size
     assert test.graph.output_space("loss") == (FloatBox(), FloatBox(**BATCH_TIME), FloatBox(**BATCH_TIME))
@@ -96,7 +100,7 @@ def test_terminals_cut_the_bootstrap_and_double_q_evaluates_with_the_target(back
     qt_sp = np.array([[9.0, 2.0, 0.0, 0.0]] * 2, np.float32)  # target net values it at 2 (its own max is 9)
     rewards = np.array([1.0, 1.0], np.float32)
     terminals = np.array([False, True])
-    _, _, td_errors = test.test(("loss", [q_s, np.array([0, 3]), rewards, terminals, q_sp, qt_sp]))
+    _, _, td_errors = test.test(by_name([q_s, np.array([0, 3]), rewards, terminals, q_sp, qt_sp]))
     np.testing.assert_allclose(td_errors, [1.0 + 0.9 * 2.0, 1.0], rtol=1e-6)
 
 
@@ -106,15 +110,27 @@ def test_dqn_loss_from_a_spec(backend):
     spaces = dqn_spaces(BATCH)
     test = ComponentTest(loss, spaces, backend=backend)
     inputs = sample_inputs(spaces, 9, seed=3)
-    test.test(("loss", inputs), expected_outputs=dqn_reference(*inputs, discount=0.5, double_q=False), decimals=4)
+    test.test(by_name(inputs), expected_outputs=dqn_reference(*inputs, discount=0.5, double_q=False), decimals=4)
 
 
-@pytest.mark.parametrize("weights_configured, weights_given", [(True, False), (False, True)])
-def test_importance_weights_are_given_exactly_when_configured(backend, weights_configured, weights_given):
-    with pytest.raises(ConfigError) as info:
-        ComponentTest(DQNLoss(importance_weights=weights_configured), dqn_spaces(BATCH, weights_given),
-                      backend=backend)
-    assert info.value.key_path == "importance_weights" and info.value.component == "dqn_loss"
+def test_importance_weights_are_optional_and_checked_when_given(backend):
+    spaces = dqn_spaces(BATCH, weights=True)
+    test = ComponentTest(DQNLoss(), spaces, backend=backend)
+    inputs = sample_inputs(spaces, 5, seed=2)
+    test.test(by_name(inputs), expected_outputs=dqn_reference(*inputs), decimals=4)
+    assert test.graph.root_inputs["loss"]["importance_weights"].space == spaces["importance_weights"]
+    bad = {**spaces, "importance_weights": IntBox(2, **BATCH)}
+    with pytest.raises(SpaceError) as info:
+        ComponentTest(DQNLoss(), bad, backend=backend)
+    assert (info.value.argument, info.value.component) == ("importance_weights", "dqn_loss")
+
+
+def test_q_values_at_the_next_state_must_be_named(backend, built):
+    test = dqn_test(built, backend, "double", BATCH)
+    inputs = sample_inputs(dqn_spaces(BATCH), 3, seed=5)
+    with pytest.raises(SpaceError) as info:
+        test.test(("loss", inputs))  # positionally, as before they were keyword-only
+    assert info.value.api_method == "loss" and "by name" in str(info.value)
 
 
 @pytest.mark.parametrize("key, space", [
@@ -135,7 +151,7 @@ def test_values_of_the_wrong_size_are_rejected(backend, built):
     inputs = sample_inputs(dqn_spaces(BATCH), 3, seed=4)
     inputs[4] = np.zeros((3, ACTIONS + 2), np.float32)
     with pytest.raises(SpaceError) as info:
-        test.test(("loss", inputs))
+        test.test(by_name(inputs))
     assert (info.value.api_method, info.value.argument) == ("loss", "q_values_sp")
 
 

@@ -17,9 +17,9 @@ from rlworkbench.testing import ComponentTest
 class GradientProbe(Component):
     """``gradients(*inputs)``: d loss / d shift for a zero shift added to each float input (test-only)."""
 
-    def __init__(self, loss: Component, api_name: str, count: int):
+    def __init__(self, loss: Component, api_name: str, names: list[str]):
         super().__init__(loss, name="probe")
-        self.loss, self.api_name, self.count = loss, api_name, count
+        self.loss, self.api_name, self.names, self.count = loss, api_name, names, len(names)
 
     def create_variables(self, input_spaces: dict) -> None:
         spaces = [input_spaces[f"inputs[{i}]"] for i in range(len(input_spaces))]
@@ -28,7 +28,10 @@ class GradientProbe(Component):
 
     @api
     def gradients(self, *inputs: Any) -> Any:
-        outputs = getattr(self.loss, self.api_name)(*self._shift(*inputs))
+        shifted = dict(zip(self.names, self._shift(*inputs)))
+        keyword_only = self.loss.api_methods[self.api_name].keyword_only
+        outputs = getattr(self.loss, self.api_name)(*[x for name, x in shifted.items() if name not in keyword_only],
+                                                    **{name: shifted[name] for name in keyword_only if name in shifted})
         return self._gradients(outputs[0] if isinstance(outputs, tuple) else outputs)
 
     @graph_fn(returns=lambda self: self.count)
@@ -44,7 +47,7 @@ class GradientProbe(Component):
 B = {"add_batch_rank": True}
 TB = {"add_batch_rank": True, "add_time_rank": True, "time_major": True}
 CASES = {  # loss, API method, [(input name, space)], names that must get gradient
-    "dqn": (lambda: DQNLoss(importance_weights=True), "loss",
+    "dqn": (DQNLoss, "loss",
             [("q_values_s", FloatBox(shape=(3,), **B)), ("actions", IntBox(3, **B)), ("rewards", FloatBox(**B)),
              ("terminals", BoolBox(**B)), ("q_values_sp", FloatBox(shape=(3,), **B)),
              ("target_q_values_sp", FloatBox(shape=(3,), **B)), ("importance_weights", FloatBox(0.5, 1.0, **B))],
@@ -77,7 +80,8 @@ CASES = {  # loss, API method, [(input name, space)], names that must get gradie
 def test_gradients_reach_only_what_the_loss_trains(backend, case):
     make, api_name, inputs, trained = CASES[case]
     spaces = [space for _, space in inputs]
-    test = ComponentTest(GradientProbe(make(), api_name, len(spaces)), {"inputs": spaces}, backend=backend)
+    probe = GradientProbe(make(), api_name, [name for name, _ in inputs])
+    test = ComponentTest(probe, {"inputs": spaces}, backend=backend)
     rng = np.random.default_rng(0)
     values = [space.sample(None if not space.num_extra_ranks else (8, 5) if space.has_time_rank else 8, seed=rng)
               for space in spaces]

@@ -20,14 +20,18 @@ def ppo_spaces(ranks: dict, prev_values: bool) -> dict:
     spaces = {name: FloatBox(**ranks) for name in NAMES}
     spaces["log_probs"] = spaces["prev_log_probs"] = FloatBox(-1.5, 0.0, **ranks)  # ratios in [0.22, 4.5]
     if prev_values:
-        spaces["prev_values"] = [FloatBox(**ranks)]
+        spaces["prev_values"] = FloatBox(**ranks)
     return spaces
 
 
 def sample_inputs(spaces: dict, size, seed: int) -> list:
     rng = np.random.default_rng(seed)
-    return [spaces[name].sample(size, seed=rng) for name in NAMES] + \
-        [space.sample(size, seed=rng) for space in spaces.get("prev_values", [])]
+    return [spaces[name].sample(size, seed=rng) for name in NAMES + ["prev_values"] if name in spaces]
+
+
+def by_name(inputs: list) -> tuple:
+    """``("loss", [log_probs], {the others by name})``: all but ``log_probs`` are keyword-only."""
+    return "loss", inputs[:1], dict(zip(NAMES[1:] + ["prev_values"], inputs[1:]))
 
 
 def ppo_reference(log_probs, prev_log_probs, advantages, entropies, values, value_targets, prev_values=None,
@@ -70,7 +74,7 @@ def test_ppo_loss_matches_numpy(backend, built, name, sizes):
     test = ppo_test(built, backend, name)
     for size in sizes:
         inputs = sample_inputs(ppo_spaces(ranks, "value_clip" in config), size, seed=len(sizes) + 3)
-        test.test(("loss", inputs), expected_outputs=ppo_reference(*inputs, **config), decimals=4)
+        test.test(by_name(inputs), expected_outputs=ppo_reference(*inputs, **config), decimals=4)
     parts = {key: FloatBox() for key in ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")}
     loss_space, per_item_space, parts_space = test.graph.output_space("loss")
     assert (loss_space, per_item_space) == (FloatBox(), FloatBox(**ranks))
@@ -82,7 +86,7 @@ def test_the_surrogate_is_clipped_on_the_side_the_advantage_points_to(backend, b
     log_ratio = np.log(np.array([1.5, 1.5, 0.5, 0.5], np.float32))  # ratio above / below the [0.8, 1.2] band
     advantages = np.array([1.0, -1.0, 1.0, -1.0], np.float32)
     zeros = np.zeros(4, np.float32)
-    _, _, parts = test.test(("loss", [log_ratio, zeros, advantages, zeros, zeros, zeros]))
+    _, _, parts = test.test(by_name([log_ratio, zeros, advantages, zeros, zeros, zeros]))
     # -min(r A, clip(r) A): 1.5*1 -> 1.2, 1.5*-1 -> -1.5, 0.5*1 -> 0.5, 0.5*-1 -> -0.8 (pessimistic each time)
     np.testing.assert_allclose(parts["policy_loss"], -np.mean([1.2, -1.5, 0.5, -0.8]), rtol=1e-5)
     assert parts["clip_fraction"] == 1.0

@@ -30,6 +30,11 @@ def sample(spaces: dict, batch: int, time: int, seed: int) -> dict:
             for name, space in spaces.items()}
 
 
+def by_name(api: str, x: dict, names: list[str]) -> tuple:
+    """``(api, [log_probs], {the others by name})``: all but ``log_probs`` are keyword-only."""
+    return api, [x["log_probs"]], {name: x[name] for name in names if name != "log_probs"}
+
+
 def clip(x, threshold):
     return x if threshold is None else min(threshold, x)
 
@@ -93,14 +98,14 @@ def test_vtrace_matches_the_papers_recursion(backend, built, ranks, clips):
                                                 if k != "entropies"}, **clips)
         if not ranks.get("time_major"):
             pg_advantages, vs = pg_advantages.T, vs.T
-        test.test(("calculate", [x[name] for name in NAMES]), expected_outputs=(pg_advantages, vs), decimals=4)
+        test.test(by_name("calculate", x, NAMES), expected_outputs=(pg_advantages, vs), decimals=4)
     assert test.graph.output_space("calculate") == (FloatBox(**ranks), FloatBox(**ranks))
 
 
 def test_vtrace_matches_the_papers_definition(backend, built):
     test = vtrace_test(built, backend, TIME_MAJOR, CLIPS)
     x = sample(vtrace_spaces(TIME_MAJOR), 4, 7, seed=11)
-    _, vs = test.test(("calculate", [x[name] for name in NAMES]))
+    _, vs = test.test(by_name("calculate", x, NAMES))
     np.testing.assert_allclose(vs, vtrace_by_definition(**{k: x[k] for k in NAMES}, **CLIPS), rtol=1e-4, atol=1e-5)
 
 
@@ -114,7 +119,7 @@ def test_on_policy_vtrace_is_the_n_step_bellman_target(backend, built):
         for t in reversed(range(6)):
             running = x["rewards"][t, b] + x["discounts"][t, b] * running
             returns[t, b] = running
-    _, vs = test.test(("calculate", [x[name] for name in NAMES]))
+    _, vs = test.test(by_name("calculate", x, NAMES))
     np.testing.assert_allclose(vs, returns, rtol=1e-4, atol=1e-5)
 
 
@@ -130,8 +135,7 @@ def test_vtrace_loss_is_the_actor_critic_loss_on_vtrace_targets(backend, built):
         value = 0.5 * (x["values"] - vs) ** 2
         per_item = policy + 0.5 * value - 0.02 * x["entropies"]
         parts = {"policy_loss": policy.mean(), "value_loss": value.mean(), "entropy": x["entropies"].mean()}
-        test.test(("loss", [x[name] for name in order]), expected_outputs=(per_item.mean(), per_item, parts),
-                  decimals=4)
+        test.test(by_name("loss", x, order), expected_outputs=(per_item.mean(), per_item, parts), decimals=4)
     assert test.graph.output_space("loss")[1] == FloatBox(**TIME_MAJOR)
     assert sorted(c.relative_path(test.component) for c in test.component.walk())[1:] == ["actor_critic", "vtrace"]
 

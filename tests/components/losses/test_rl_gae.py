@@ -32,6 +32,11 @@ def sample(spaces: dict, batch: int, time: int, seed: int) -> list:
             for name in NAMES]
 
 
+def by_name(inputs: list) -> tuple:
+    """``("calculate", [rewards], {the others by name})``: all but ``rewards`` are keyword-only."""
+    return "calculate", inputs[:1], dict(zip(NAMES[1:], inputs[1:]))
+
+
 def gae_reference(rewards, values, terminals, bootstrap_values, discount, gae_lambda):
     """One sequence (1-D arrays over time), looping backwards."""
     T = len(rewards)
@@ -64,7 +69,7 @@ def test_gae_matches_a_numpy_backward_loop(backend, built, layout):
     for batch, time in ((4, 6), (3, 13)):  # one build, two time lengths
         inputs = sample(spaces, batch, time, seed=time)
         expected = gae_batch_reference(inputs, layout, 0.9, 0.8)
-        advantages, _ = test.test(("calculate", inputs), expected_outputs=expected, decimals=4)
+        advantages, _ = test.test(by_name(inputs), expected_outputs=expected, decimals=4)
         assert advantages.shape == inputs[0].shape
     assert test.graph.output_space("calculate") == (FloatBox(**RANKS[layout]), FloatBox(**RANKS[layout]))
 
@@ -77,7 +82,7 @@ def test_lambda_zero_is_the_td_error_and_lambda_one_the_discounted_return(backen
     rewards = np.array([[1.0, 2.0, 3.0, 4.0]], np.float32)
     values = np.array([[0.5, 0.5, 0.5, 0.5]], np.float32)
     terminals = np.array([[False, True, False, False]])
-    advantages, targets = test.test(("calculate", [rewards, values, terminals, np.array([8.0], np.float32)]))
+    advantages, targets = test.test(by_name([rewards, values, terminals, np.array([8.0], np.float32)]))
     if gae_lambda == 0.0:  # r + 0.5 * V' * (1 - d) - V
         np.testing.assert_allclose(advantages, [[1.0 + 0.25 - 0.5, 2.0 - 0.5, 3.0 + 0.25 - 0.5, 4.0 + 4.0 - 0.5]])
     else:  # returns that restart after the terminal, minus V

@@ -64,8 +64,9 @@ class FrozenScale(Layer):
     def create_variables(self, input_spaces):
         self.scale = self.create_variable("scale", (), trainable=False, initializer=2.0)
 
+    @api
     @graph_fn
-    def _apply(self, inputs):
+    def apply(self, inputs):
         return inputs * self.scale
 
 
