@@ -4,7 +4,9 @@
 
 1. both builds have the same variables (scoped names, shapes, dtypes, trainable flags), and their randomly
    initialised values differ (so equal outputs below come from the copy, not from equal seeds);
-2. every root API method has the same output space on both;
+2. every record of the component graph — each API call's inputs and outputs, each graph function's outputs, in
+   every sub-component — has the same space on both, leaf by leaf (class, dtype, shape, ranks, bounds;
+   :mod:`output_spaces`), and so does every root API method's output;
 3. after copying the torch weights into the TF build (``get_weights`` → ``set_weights``), the same sampled
    inputs (several batch sizes, time ranks as the spaces declare) give equal outputs: same nesting, container
    types, dtypes and shapes, values within ``atol`` (exactly for ints, bools and strings), each inside the
@@ -22,6 +24,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from output_spaces import assert_same_graph_spaces
 
 from rlworkbench import Component
 from rlworkbench.spaces import Space
@@ -122,6 +125,7 @@ def _assert_same_variables(pair: Pair) -> None:
 
 
 def _assert_same_output_spaces(pair: Pair) -> None:
+    assert_same_graph_spaces(pair.torch.graph, pair.tf.graph)  # every record of the graph, leaf by leaf
     for api_name in pair.torch.graph.root_inputs:
         torch_space = pair.torch.graph.output_space(api_name)
         tf_space = pair.tf.graph.output_space(api_name)
