@@ -62,12 +62,13 @@ SPECS: dict[str, Spec] = {
 def run_one(algo: str, backend: str, seed: int, step_cap: int | None = None) -> tuple[dict[str, Any], dict]:
     """Trains one agent until the threshold or the cap; returns the result row and the agent's config."""
     from rlworkbench.execution.envs import make_vector_env
-    from rlworkbench.execution.train import agent_from_env, load_config
+    from rlworkbench.agents.config import load_config
+    from rlworkbench.execution.train import agent_from_env
     from rlworkbench.execution.worker import Worker
 
     spec = SPECS[algo]
     cap = step_cap or spec.step_cap
-    _, config = load_config(spec.config)
+    config = load_config(spec.config)
     env = make_vector_env(spec.env, spec.num_envs, "sync", seed)
     reached_at: list[int] = []
 

@@ -3,8 +3,15 @@ algorithm needs around its graph (schedules, counters, n-step bookkeeping, check
 
 An agent type is a subclass registered with ``@register_agent("name")`` that declares a JSON ``schema`` and
 ``defaults`` for its config and implements the hooks ``make_root``, ``root_input_spaces``, ``_act``,
-``_observe``, ``wants_update`` and ``update``. Everything numerical runs in the root component through the
-executor, which hides the backend: nothing here (or in a subclass) asks which backend it runs on.
+``_act_preprocessed``, ``_observe``, ``wants_update`` and ``update``. Everything numerical runs in the root
+component, called through the executor's typed handle ``self.api.<root API method>``, which hides the backend:
+nothing here (or in a subclass) asks which backend it runs on. What callers need of an agent is stated as
+protocols in :mod:`rlworkbench.agents.protocols`.
+
+Every root takes raw states and preprocesses them itself (``preprocess``: the identity without preprocessors);
+acting returns the preprocessed states with the actions, and storing a transition returns its preprocessed next
+states, so each observation is preprocessed once (:mod:`rlworkbench.agents.preprocessed_states`). Spaces of
+preprocessed inputs are the ``preprocess`` method's own output space (:data:`PREPROCESSED`): no side build.
 """
 
 from __future__ import annotations
@@ -19,13 +26,14 @@ import numpy as np
 from rlworkbench import nest
 from rlworkbench.agents.checkpoint import read_checkpoint, write_checkpoint
 from rlworkbench.agents.config import load_config, validate_config
+from rlworkbench.agents.preprocessed_states import PreprocessedStates
 from rlworkbench.agents.random_streams import is_stream, new_stream, reseed_generators
 from rlworkbench.agents.registry import agent_class
 from rlworkbench.agents.transitions import EpisodeTracker
-from rlworkbench.core.builder import build
+from rlworkbench.core.builder import OutputSpaceOf, build
 from rlworkbench.drawable import pretty_with_draw_hint
 from rlworkbench.errors import BuildError, CheckpointError, ConfigError, SpaceError
-from rlworkbench.spaces import ContainerSpace, Space
+from rlworkbench.spaces import ContainerSpace, Space, as_space
 
 if TYPE_CHECKING:
     import gymnasium
@@ -35,6 +43,8 @@ if TYPE_CHECKING:
     from rlworkbench.core.graph import ComponentGraph
 
 COUNTERS = ("timesteps", "updates", "episodes")
+PREPROCESSED = OutputSpaceOf("preprocess")
+"""The space of preprocessed-state inputs of a root: whatever its ``preprocess`` API method returns."""
 
 
 class Agent(abc.ABC):
@@ -56,24 +66,26 @@ class Agent(abc.ABC):
     #: the root's ``preprocess`` when the agent has a preprocessor. ``None``: the agent type has none.
     acting_api_method: ClassVar[str | None] = "act_greedy"
 
-    def __init__(self, config: Mapping[str, Any] | str | Path, state_space: Space, action_space: Space,
+    def __init__(self, config: Mapping[str, Any] | str | Path, state_space: Any, action_space: Any,
                  backend: str | None = None, seed: int | None = None):
         self.config = validate_config(load_config(config), self.schema, self.defaults)
-        self.state_space = _checked_space(state_space, "state_space").strip_ranks()
-        self.action_space = _checked_space(action_space, "action_space").strip_ranks()
+        self.state_space = as_space(state_space, "state_space").strip_ranks()
+        self.action_space = as_space(action_space, "action_space").strip_ranks()
         self.backend, self.seed = backend, seed
         self.executor: Executor | None = None
-        self.preprocessed_space: Space | None = None  # known once built
+        self.api: Any = None  # the executor's handle on the root API methods, once built
         self.timesteps = self.updates = self.episodes = 0
         self.episode_tracker = EpisodeTracker()
+        self.preprocessed_states = PreprocessedStates()
         self.preprocessor: Component | None = None  # make_root sets it when the config has preprocessing
         self.root = self.make_root()
 
     # ----- construction -----------------------------------------------------------------------------------------
     @classmethod
-    def from_config(cls, path_or_dict: Mapping[str, Any] | str | Path, *, state_space: Space, action_space: Space,
+    def from_config(cls, path_or_dict: Mapping[str, Any] | str | Path, *, state_space: Any, action_space: Any,
                     backend: str | None = None, seed: int | None = None) -> Agent:
-        """The agent a config describes (its ``type`` picks the registered class); unbuilt — call ``build()``."""
+        """The agent a config describes (its ``type`` picks the registered class); unbuilt — call ``build()``.
+        Spaces are rlworkbench or Gymnasium spaces."""
         config = load_config(path_or_dict)
         target = agent_class(config.get("type"))
         if not issubclass(target, cls):
@@ -87,8 +99,6 @@ class Agent(abc.ABC):
         """:meth:`from_config` with the spaces of a Gymnasium env (an id, an env or a vector env)."""
         import gymnasium
 
-        from rlworkbench.spaces import from_gymnasium
-
         env = gymnasium.make(env_id_or_env) if isinstance(env_id_or_env, str) else env_id_or_env
         try:
             observation_space = getattr(env, "single_observation_space", env.observation_space)
@@ -96,11 +106,11 @@ class Agent(abc.ABC):
         finally:
             if isinstance(env_id_or_env, str):
                 env.close()
-        return cls.from_config(config, state_space=from_gymnasium(observation_space),
-                               action_space=from_gymnasium(action_space), backend=backend, seed=seed)
+        return cls.from_config(config, state_space=observation_space, action_space=action_space, backend=backend,
+                               seed=seed)
 
     @classmethod
-    def from_checkpoint(cls, directory: str | Path, *, state_space: Space, action_space: Space,
+    def from_checkpoint(cls, directory: str | Path, *, state_space: Any, action_space: Any,
                         backend: str | None = None, seed: int | None = None) -> Agent:
         """An agent built from a checkpoint's config, with its weights and counters loaded."""
         _, state = read_checkpoint(directory)
@@ -108,17 +118,19 @@ class Agent(abc.ABC):
                                backend=backend, seed=seed).build().load(directory)
 
     def build(self, device_map: Mapping[str, str] | None = None) -> Agent:
-        """Builds the root component on the backend (spaces from the state and action spaces); returns self.
-
-        ``device_map`` places components by path below the root (glob patterns, as for :func:`build`).
-        """
-        states = self.state_space.with_batch_rank()
-        self.preprocessed_space = states if self.preprocessor is None else _output_space(
-            self.preprocessor, "preprocess", {"inputs": states}, self.backend)
+        """Builds the root component on the backend (all its API methods; spaces from the state and action
+        spaces); returns self. ``device_map`` places components by path below the root (glob patterns, as for
+        :func:`build`)."""
         self.executor = build(self.root, self.root_input_spaces(), backend=self.backend, seed=self.seed,
-                              api_methods=self.root_api_methods(), device_map=device_map)
+                              device_map=device_map)
+        self.api = self.executor.api
         self.after_build()
         return self
+
+    @property
+    def preprocessed_space(self) -> Space | None:
+        """The space of a batch of preprocessed states (known once built; the state space without preprocessing)."""
+        return None if self.executor is None else self.executor.graph.output_space("preprocess")
 
     # ----- hooks for agent types ------------------------------------------------------------------------------
     @abc.abstractmethod
@@ -126,24 +138,25 @@ class Agent(abc.ABC):
         """The root component, assembled from library components as the config says."""
 
     @abc.abstractmethod
-    def root_input_spaces(self) -> dict[str, Space]:
-        """Spaces of the root's API parameters (``self.preprocessed_space`` is known when this is called)."""
-
-    def root_api_methods(self) -> list[str] | None:
-        """The root API methods to build (None: all)."""
-        return None
+    def root_input_spaces(self) -> dict[str, Any]:
+        """Spaces of the root's API parameters; :data:`PREPROCESSED` for preprocessed states."""
 
     def after_build(self) -> None:  # noqa: B027 (an optional hook, empty by default)
         """Runs once the executor exists (e.g. to copy the online weights into a target network)."""
 
     @abc.abstractmethod
-    def _act(self, preprocessed_states: Any, explore: bool) -> Any:
-        """Actions for a batch of preprocessed states."""
+    def _act(self, states: Any, explore: bool) -> tuple[Any, Any]:
+        """``(actions, preprocessed_states)`` for a batch of raw states (one call of the root)."""
 
     @abc.abstractmethod
-    def _observe(self, env_ids: list[Any], starts: np.ndarray, states: Any, actions: Any, rewards: np.ndarray,
-                 terminals: np.ndarray, next_states: Any) -> None:
-        """Takes a batch of transitions (raw states; ``starts`` marks rows that begin a new trajectory)."""
+    def _act_preprocessed(self, preprocessed_states: Any, explore: bool) -> Any:
+        """Actions for a batch of states preprocessed already."""
+
+    @abc.abstractmethod
+    def _observe(self, env_ids: list[Any], starts: np.ndarray, preprocessed_states: Any, actions: Any,
+                 rewards: np.ndarray, terminals: np.ndarray, next_states: Any) -> Any:
+        """Takes a batch of transitions (``starts`` marks rows that begin a new trajectory): states preprocessed,
+        next states raw. Returns the preprocessed next states where it made them (else None)."""
 
     @abc.abstractmethod
     def wants_update(self) -> bool:
@@ -167,15 +180,27 @@ class Agent(abc.ABC):
         self._require_built("get_actions")
         space = self.state_space if preprocess else self.preprocessed_space.strip_ranks()
         states, single = _as_batch(states, space, "states")
-        if preprocess:
-            states = self.preprocess(states)
-        actions = self._act(states, explore)
+        if not preprocess:
+            actions = self._act_preprocessed(states, explore)
+        else:
+            known = self._known_preprocessed(states)
+            if known is not None:
+                actions = self._act_preprocessed(known, explore)
+            else:
+                actions, known = self._act(states, explore)
+            if known is not None and self.preprocessor is not None:
+                self.preprocessed_states.remember("acted", states, known)
         return nest.map_structure(lambda leaf: leaf[0], actions) if single else actions
 
     def preprocess(self, states: Any) -> Any:
         """A batch of states through the agent's preprocessor stack (as they are when it has none)."""
         self._require_built("preprocess")
-        return states if self.preprocessor is None else self.executor.execute("preprocess", states)
+        return states if self.preprocessor is None else self.api.preprocess(states)
+
+    def _known_preprocessed(self, states: Any) -> Any | None:
+        """The preprocessed form of ``states`` without a call: the states themselves when there is no preprocessor,
+        else what acting or observing just computed for equal states (None if neither did)."""
+        return states if self.preprocessor is None else self.preprocessed_states.lookup(states)
 
     def observe(self, states: Any, actions: Any, rewards: Any, terminals: Any, next_states: Any,
                 env_id: int | Sequence[int] | None = None) -> None:
@@ -195,18 +220,21 @@ class Agent(abc.ABC):
         env_ids = list(range(count)) if env_id is None else list(np.atleast_1d(env_id).tolist())
         if len(env_ids) != count:
             raise SpaceError("one env_id per row", argument="env_id", expected=count, got=len(env_ids))
+        preprocessed = self._known_preprocessed(states)
+        if preprocessed is None:  # states nobody acted on here (transitions from elsewhere): one call
+            preprocessed = self.api.preprocess(states)
         starts, ended = self.episode_tracker.step(env_ids, self.state_space.flatten(states), terminals,
                                                   self.state_space.flatten(next_states))
-        self._observe(env_ids, starts, states, actions, rewards, terminals, next_states)
+        next_preprocessed = self._observe(env_ids, starts, preprocessed, actions, rewards, terminals, next_states)
+        if next_preprocessed is not None and self.preprocessor is not None:
+            self.preprocessed_states.remember("next", next_states, next_preprocessed)
         self.timesteps += count
         self.episodes += ended
 
     def reset(self) -> None:
-        """Starts new episodes in every environment: forgets episode-local state (pending n-step transitions;
-        preprocessor state, through the root API method ``reset_preprocessor`` where a root has one)."""
+        """Starts new episodes in every environment: forgets episode-local state (pending n-step transitions)."""
         self.episode_tracker.reset()
-        if self.executor is not None and "reset_preprocessor" in self.executor.graph.root_inputs:
-            self.executor.execute("reset_preprocessor")
+        self.preprocessed_states.clear()
 
     # ----- weights and checkpoints -----------------------------------------------------------------------------
     def get_weights(self, trainable_only: bool = False) -> dict[str, np.ndarray]:
@@ -275,7 +303,7 @@ class Agent(abc.ABC):
             raise BuildError("this agent's root has no deterministic acting API method to export",
                              component=self.root.path, api_method=acting, expected="a built root API method named "
                              "by acting_api_method", got=sorted(executor.graph.root_inputs))
-        methods = ([] if self.preprocessor is None else ["preprocess"]) + [acting]
+        methods = ([] if self.preprocessor is None else ["preprocess"]) + [acting]  # raw states in
         return executor.export(methods, path, format, input_names=["states"], output_name="actions",
                                metadata={"agent_type": self.type_name, "timesteps": self.timesteps,
                                          "updates": self.updates})
@@ -295,13 +323,6 @@ class Agent(abc.ABC):
         state = "built" if self.executor is not None else "not built"
         return (f"{type(self).__name__}({self.state_space!r} -> {self.action_space!r}, {state}, "
                 f"timesteps={self.timesteps}, updates={self.updates}, episodes={self.episodes})")
-
-
-def _checked_space(space: Any, argument: str) -> Space:
-    if not isinstance(space, Space):
-        raise ConfigError(f"{argument} must be a Space (rlworkbench.spaces; from_gymnasium converts)",
-                          argument=argument, expected="Space", got=type(space).__name__)
-    return space
 
 
 def _as_batch(value: Any, space: Space, argument: str) -> tuple[Any, bool]:
@@ -330,9 +351,3 @@ def _per_row(value: Any, count: int, dtype: Any, argument: str) -> np.ndarray:
         raise SpaceError("needs one value per row of the states", argument=argument, expected=count,
                          got=f"shape {array.shape}")
     return array.reshape(count)
-
-
-def _output_space(component: Component, api_name: str, input_spaces: dict[str, Space], backend: str | None) -> Space:
-    """The output space of ``component``'s API method for ``input_spaces``, from a build of a copy of it."""
-    return build(component.copy(), input_spaces, backend=backend, seed=0,
-                 api_methods=[api_name]).graph.output_space(api_name)

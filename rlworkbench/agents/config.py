@@ -58,6 +58,14 @@ def load_config(path_or_dict: str | Path | Mapping[str, Any]) -> dict[str, Any]:
     return config
 
 
+def config_name(source: str | Path | Mapping[str, Any], config: Mapping[str, Any]) -> str:
+    """A name for a config, for run directories: a file's stem or a shipped config's name; for a dict its
+    ``name`` key, else its ``type``."""
+    if isinstance(source, Mapping):
+        return str(config.get("name", config.get("type", "agent")))
+    return Path(source).stem
+
+
 def builtin_configs() -> list[str]:
     """Names of the configs shipped with rlworkbench (``rlworkbench/agents/configs/*.json``)."""
     folder = resources.files("rlworkbench.agents") / "configs"

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from rlworkbench.agents.agent import Agent
+from rlworkbench.agents.agent import PREPROCESSED, Agent
 from rlworkbench.agents.config import config_section
 from rlworkbench.agents.dqn_config import DEFAULTS, SCHEMA
 from rlworkbench.agents.dqn_graph import DQNGraph
@@ -20,7 +20,7 @@ from rlworkbench.components.policies.dueling_policy import DuelingPolicy
 from rlworkbench.components.policies.policy import Policy
 from rlworkbench.components.registry import from_spec
 from rlworkbench.errors import RLWorkbenchError, SpaceError
-from rlworkbench.spaces import BoolBox, FloatBox, IntBox, Space
+from rlworkbench.spaces import BoolBox, FloatBox, IntBox
 
 BATCH_KEYS = ("states", "actions", "rewards", "terminals", "next_states")
 
@@ -75,49 +75,45 @@ class DQNAgent(Agent):
         return DQNGraph(policy, exploration, memory, loss, optimizer, config["update"]["batch_size"],
                         preprocessor=self.preprocessor, priority_epsilon=priority_epsilon)
 
-    def root_input_spaces(self) -> dict[str, Space]:
-        states = self.preprocessed_space
-        batch = {"add_batch_rank": True}
-        spaces = {"preprocessed_states": states, "next_preprocessed_states": states,
-                  "actions": self.action_space.with_batch_rank(), "rewards": FloatBox(**batch),
-                  "terminals": BoolBox(**batch), "importance_weights": FloatBox(**batch), "time_step": IntBox(),
-                  "tau": FloatBox()}
-        if self.preprocessor is not None:
-            spaces["states"] = self.state_space.with_batch_rank()
-        return spaces
-
-    def root_api_methods(self) -> list[str]:
-        methods = ["act", "act_greedy", "get_q_values", "insert_records", "get_memory_size", "update_from_memory",
-                   "update_from_batch", "sync_target"]
-        return methods + (["preprocess"] if self.preprocessor is not None else [])
+    def root_input_spaces(self) -> dict[str, Any]:
+        states, batch = self.state_space.with_batch_rank(), {"add_batch_rank": True}
+        return {"states": states, "next_states": states, "preprocessed_states": PREPROCESSED,
+                "next_preprocessed_states": PREPROCESSED, "actions": self.action_space.with_batch_rank(),
+                "rewards": FloatBox(**batch), "terminals": BoolBox(**batch), "importance_weights": FloatBox(**batch),
+                "time_step": IntBox(), "tau": FloatBox()}
 
     def after_build(self) -> None:
-        self.executor.execute("sync_target", np.float32(1.0))  # the target starts as a copy of the policy
+        self.api.sync_target(np.float32(1.0))  # the target starts as a copy of the policy
 
     # ----- acting and observing ------------------------------------------------------------------------------
-    def _act(self, preprocessed_states: Any, explore: bool) -> Any:
+    def _act(self, states: Any, explore: bool) -> tuple[Any, Any]:
         if explore:
-            return self.executor.execute("act", preprocessed_states, np.int64(self.timesteps))
-        return self.executor.execute("act_greedy", preprocessed_states)
+            return self.api.act(states, np.int64(self.timesteps))
+        preprocessed = self.preprocess(states)
+        return self.api.act_greedy(preprocessed), preprocessed
+
+    def _act_preprocessed(self, preprocessed_states: Any, explore: bool) -> Any:
+        if explore:
+            return self.api.act_preprocessed(preprocessed_states, np.int64(self.timesteps))
+        return self.api.act_greedy(preprocessed_states)
 
     def get_q_values(self, states: Any, preprocess: bool = True) -> np.ndarray:
         """Q-values for a batch of states, one per action."""
         self._require_built("get_q_values")
-        return self.executor.execute("get_q_values", self.preprocess(states) if preprocess else states)
+        return self.api.get_q_values(self.preprocess(states) if preprocess else states)
 
-    def _observe(self, env_ids: list[Any], starts: np.ndarray, states: Any, actions: Any, rewards: np.ndarray,
-                 terminals: np.ndarray, next_states: Any) -> None:
-        states, next_states = self.preprocess(states), self.preprocess(next_states)
+    def _observe(self, env_ids: list[Any], starts: np.ndarray, preprocessed_states: Any, actions: Any,
+                 rewards: np.ndarray, terminals: np.ndarray, next_states: Any) -> Any:
         actions = np.asarray(actions)
-        if self.n_step is not None:
-            space = self.preprocessed_space
-            batch = self.n_step.add(env_ids, starts, space.flatten(states), actions, rewards, terminals,
-                                    space.flatten(next_states))
-            if batch is None:
-                return
-            states, next_states = space.unflatten(batch["states"]), space.unflatten(batch["next_states"])
-            actions, rewards, terminals = batch["actions"], batch["rewards"], batch["terminals"]
-        self.executor.execute("insert_records", states, actions, rewards, terminals, next_states)
+        if self.n_step is None:
+            return self.api.insert_records(preprocessed_states, actions, rewards, terminals, next_states=next_states)
+        batch = self.n_step.add(env_ids, starts, self.preprocessed_space.flatten(preprocessed_states), actions,
+                                rewards, terminals, self.state_space.with_batch_rank().flatten(next_states))
+        if batch is not None:  # n-step next states are other states than this step's: nothing to give back
+            self.api.insert_records(self.preprocessed_space.unflatten(batch["states"]), batch["actions"],
+                                    batch["rewards"], batch["terminals"],
+                                    next_states=self.state_space.with_batch_rank().unflatten(batch["next_states"]))
+        return None
 
     def reset(self) -> None:
         super().reset()
@@ -140,7 +136,7 @@ class DQNAgent(Agent):
     def _memory_has_records(self) -> bool:
         """Whether the memory holds anything to sample (asked of the graph until it does: memories never empty)."""
         if not self._memory_filled and self.executor is not None:
-            self._memory_filled = bool(self.executor.execute("get_memory_size") > 0)
+            self._memory_filled = bool(self.api.get_memory_size() > 0)
         return self._memory_filled
 
     def update(self, batch: Mapping[str, Any] | None = None) -> dict[str, float]:
@@ -148,24 +144,25 @@ class DQNAgent(Agent):
         ``rewards``, ``terminals``, ``next_states`` — states preprocessed, as the memory holds them — and
         optionally ``importance_weights``). Syncs the target network when due. Returns ``loss``, ``grad_norm``
         (before clipping) and ``td_error`` (mean absolute TD error)."""
-        executor = self._require_built("update")
+        self._require_built("update")
         if batch is None and not self._memory_has_records():
             raise RLWorkbenchError("the memory is empty: observe transitions before updating from it",
                                    component=self.root.path, api_method="update_from_memory")
         if batch is None:
-            loss, grad_norm, td_errors = executor.execute("update_from_memory")
+            loss, grad_norm, td_errors = self.api.update_from_memory()
         else:
-            loss, grad_norm, td_errors = executor.execute("update_from_batch", *self._external_batch(batch))
+            args, by_name = self._external_batch(batch)
+            loss, grad_norm, td_errors = self.api.update_from_batch(*args, **by_name)
         self.updates += 1
         target = self.config["target"]
         if self.updates % target["sync_interval"] == 0:
-            executor.execute("sync_target", np.float32(target["tau"]))
+            self.api.sync_target(np.float32(target["tau"]))
         return {"loss": float(loss), "grad_norm": float(grad_norm), "td_error": float(np.mean(np.abs(td_errors)))}
 
-    def _external_batch(self, batch: Mapping[str, Any]) -> list[Any]:
+    def _external_batch(self, batch: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]]:
         check_batch_keys(batch, BATCH_KEYS, optional=("importance_weights",))
         rewards = np.asarray(batch["rewards"], dtype=np.float32)
         weights = batch.get("importance_weights")
         weights = np.ones_like(rewards) if weights is None else np.asarray(weights, dtype=np.float32)
-        return [batch["states"], np.asarray(batch["actions"]), rewards, np.asarray(batch["terminals"], dtype=bool),
-                batch["next_states"], weights]
+        return [batch["states"], np.asarray(batch["actions"]), rewards, np.asarray(batch["terminals"], dtype=bool)], \
+            {"next_preprocessed_states": batch["next_states"], "importance_weights": weights}

@@ -14,11 +14,6 @@ from rlworkbench.components.optimizers.optimizer import Optimizer
 from rlworkbench.components.policies.policy import Policy
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
-from rlworkbench.spaces import FloatBox, Space
-
-
-def _float_batch(component: DQNGraph, *inputs: Space) -> Space:
-    return FloatBox(add_batch_rank=True)
 
 
 class DQNGraph(ReplayRoot):
@@ -32,11 +27,12 @@ class DQNGraph(ReplayRoot):
     weights from prioritized replay or an outside batch, none for uniform replay), ``optimizer`` (of the policy's
     variables).
 
-    API (states are preprocessed states, batched): ``preprocess(states)``, ``act(preprocessed_states,
-    time_step)``, ``act_greedy(preprocessed_states)``, ``get_q_values(preprocessed_states)``,
-    ``insert_records(preprocessed_states, actions, rewards, terminals, next_preprocessed_states)``,
-    ``update_from_memory()`` and ``update_from_batch(..., importance_weights)``, each ``-> (loss, grad_norm,
-    td_errors)``, ``sync_target(tau)``, ``get_memory_size()``.
+    API (batched): ``preprocess(states)``, ``act(states, time_step) -> (actions, preprocessed_states)`` on raw
+    states, ``act_preprocessed(preprocessed_states, time_step)``, ``act_greedy(preprocessed_states)``,
+    ``get_q_values(preprocessed_states)``, ``insert_records(preprocessed_states, actions, rewards, terminals, *,
+    next_states) -> next_preprocessed_states``, ``update_from_memory()`` and ``update_from_batch(..., *,
+    next_preprocessed_states, importance_weights)``, each ``-> (loss, grad_norm, td_errors)``,
+    ``sync_target(tau)``, ``get_memory_size()``.
     """
 
     def __init__(self, policy: Policy, exploration: EpsilonGreedy, memory: Memory, loss: DQNLoss,
@@ -57,10 +53,6 @@ class DQNGraph(ReplayRoot):
 
     # ----- acting -----------------------------------------------------------------------------------------------
     @api
-    def preprocess(self, states: Any) -> Any:
-        return self.preprocessor.preprocess(states)
-
-    @api
     def get_q_values(self, preprocessed_states: Any) -> Any:
         return self.policy.get_parameters(preprocessed_states)
 
@@ -69,8 +61,15 @@ class DQNGraph(ReplayRoot):
         return self.policy.get_deterministic_action(preprocessed_states)
 
     @api
-    def act(self, preprocessed_states: Any, time_step: Any) -> Any:
-        """Epsilon-greedy actions; epsilon follows ``time_step``."""
+    def act(self, states: Any, time_step: Any) -> Any:
+        """Epsilon-greedy actions for raw states, and the states preprocessed: ``(actions, preprocessed_states)``;
+        epsilon follows ``time_step``."""
+        preprocessed = self.preprocess(states)
+        return self.act_preprocessed(preprocessed, time_step), preprocessed
+
+    @api
+    def act_preprocessed(self, preprocessed_states: Any, time_step: Any) -> Any:
+        """Epsilon-greedy actions for states preprocessed already."""
         return self.exploration.get_action(self.policy.get_deterministic_action(preprocessed_states), time_step)
 
     # ----- memory and learning ----------------------------------------------------------------------------------
@@ -88,7 +87,7 @@ class DQNGraph(ReplayRoot):
         return loss, grad_norm, td_errors
 
     @api
-    def update_from_batch(self, preprocessed_states: Any, actions: Any, rewards: Any, terminals: Any,
+    def update_from_batch(self, preprocessed_states: Any, actions: Any, rewards: Any, terminals: Any, *,
                           next_preprocessed_states: Any, importance_weights: Any) -> Any:
         """One gradient step on a batch given from outside: ``(loss, grad_norm, td_errors)``."""
         return self._learn(preprocessed_states, actions, rewards, terminals, next_preprocessed_states,
@@ -113,6 +112,6 @@ class DQNGraph(ReplayRoot):
         loss, grad_norm = self.optimizer.step(loss)
         return loss, grad_norm, td_errors
 
-    @graph_fn(output_spaces=_float_batch)
+    @graph_fn
     def _priorities(self, td_errors: Any) -> Any:
         return self.ops.abs(td_errors) + self.priority_epsilon

@@ -1,28 +1,30 @@
-"""What a root acting straight from its policy (PPO, SAC) shares: preprocessing and the two ways to act."""
+"""What a root acting straight from its policy (PPO, SAC) shares: the ways to act."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from rlworkbench.agents.preprocessing_root import PreprocessingRoot
 from rlworkbench.components.policies.policy import Policy
-from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api
 
 
-class PolicyActingRoot(Component):
-    """A root with ``self.policy`` (and ``self.preprocessor``, when it has one). API: ``preprocess(states)``,
-    ``act(preprocessed_states)`` (actions sampled from the policy), ``act_greedy(preprocessed_states)`` (its
-    deterministic actions: the most likely action, or the squashed mean)."""
+class PolicyActingRoot(PreprocessingRoot):
+    """A root with ``self.policy``. API: ``act(states) -> (actions, preprocessed_states)`` (actions sampled from the
+    policy, for raw states), ``act_preprocessed(preprocessed_states)`` (the same for states preprocessed already),
+    ``act_greedy(preprocessed_states)`` (the policy's deterministic actions: the most likely action, or the
+    squashed mean)."""
 
     policy: Policy
-    preprocessor: Component | None
 
     @api
-    def preprocess(self, states: Any) -> Any:
-        return self.preprocessor.preprocess(states)
+    def act(self, states: Any) -> Any:
+        """Sampled actions for raw states, and the states preprocessed: ``(actions, preprocessed_states)``."""
+        preprocessed = self.preprocess(states)
+        return self.act_preprocessed(preprocessed), preprocessed
 
     @api
-    def act(self, preprocessed_states: Any) -> Any:
+    def act_preprocessed(self, preprocessed_states: Any) -> Any:
         return self.policy.get_stochastic_action(preprocessed_states)
 
     @api

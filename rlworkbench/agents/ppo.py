@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from rlworkbench import nest
-from rlworkbench.agents.agent import Agent
+from rlworkbench.agents.agent import PREPROCESSED, Agent
 from rlworkbench.agents.config import config_section
 from rlworkbench.agents.ppo_config import DEFAULTS, SCHEMA
 from rlworkbench.agents.ppo_graph import PPOGraph
@@ -23,7 +23,7 @@ from rlworkbench.components.policies.shared_value_function_policy import SharedV
 from rlworkbench.components.preprocessing.preprocessor_stack import PreprocessorStack
 from rlworkbench.components.registry import from_spec, registered
 from rlworkbench.errors import ConfigError, SpaceError
-from rlworkbench.spaces import BoolBox, FloatBox, Space
+from rlworkbench.spaces import BoolBox, FloatBox
 
 BATCH_KEYS = ("states", "actions", "rewards", "terminals", "next_states")
 LOSS_PARTS = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")
@@ -99,36 +99,37 @@ class PPOAgent(Agent):
                                   "(not a frame stack or running normaliser; use env wrappers)", got=spec["type"])
         return PreprocessorStack(specs, name="preprocessor") if specs else None
 
-    def root_input_spaces(self) -> dict[str, Space]:
+    def root_input_spaces(self) -> dict[str, Any]:
         batch = {"add_batch_rank": True}
         sequences = {"add_batch_rank": True, "add_time_rank": True}
-        spaces: dict[str, Space] = {
-            "preprocessed_states": self.preprocessed_space, "actions": self.action_space.with_batch_rank(),
-            **{name: FloatBox(**batch) for name in ("prev_log_probs", "advantages", "value_targets", "prev_values",
-                                                    "bootstrap_values")},
-            "sequence_rewards": FloatBox(**sequences), "sequence_values": FloatBox(**sequences),
-            "sequence_terminals": BoolBox(**sequences)}
-        if self.preprocessor is not None:
-            spaces["states"] = self.state_space.with_batch_rank()
-        return spaces
-
-    def root_api_methods(self) -> list[str]:
-        methods = ["act", "act_greedy", "get_state_values", "evaluate", "advantages", "update_minibatch"]
-        return methods + (["preprocess"] if self.preprocessor is not None else [])
+        return {"states": self.state_space.with_batch_rank(), "preprocessed_states": PREPROCESSED,
+                "actions": self.action_space.with_batch_rank(),
+                **{name: FloatBox(**batch) for name in ("prev_log_probs", "advantages", "value_targets", "prev_values",
+                                                        "bootstrap_values")},
+                "sequence_rewards": FloatBox(**sequences), "sequence_values": FloatBox(**sequences),
+                "sequence_terminals": BoolBox(**sequences)}
 
     # ----- acting and observing ------------------------------------------------------------------------------
-    def _act(self, preprocessed_states: Any, explore: bool) -> Any:
-        return self.executor.execute("act" if explore else "act_greedy", preprocessed_states)
+    def _act(self, states: Any, explore: bool) -> tuple[Any, Any]:
+        if explore:
+            return self.api.act(states)
+        preprocessed = self.preprocess(states)
+        return self.api.act_greedy(preprocessed), preprocessed
+
+    def _act_preprocessed(self, preprocessed_states: Any, explore: bool) -> Any:
+        return (self.api.act_preprocessed if explore else self.api.act_greedy)(preprocessed_states)
 
     def get_state_values(self, states: Any, preprocess: bool = True) -> np.ndarray:
         """``V(states)`` for a batch of states."""
         self._require_built("get_state_values")
-        return self.executor.execute("get_state_values", self.preprocess(states) if preprocess else states)
+        return self.api.get_state_values(self.preprocess(states) if preprocess else states)
 
-    def _observe(self, env_ids: list[Any], starts: np.ndarray, states: Any, actions: Any, rewards: np.ndarray,
-                 terminals: np.ndarray, next_states: Any) -> None:
-        self.buffer.add(env_ids, starts, self.state_space.flatten(states), self.action_space.flatten(actions),
-                        rewards, terminals, self.state_space.flatten(next_states))
+    def _observe(self, env_ids: list[Any], starts: np.ndarray, preprocessed_states: Any, actions: Any,
+                 rewards: np.ndarray, terminals: np.ndarray, next_states: Any) -> None:
+        """Keeps the preprocessed states (for the update) and the raw next states (only the few a return
+        bootstraps from get preprocessed, at update time)."""
+        self.buffer.add(env_ids, starts, self.preprocessed_space.flatten(preprocessed_states),
+                        self.action_space.flatten(actions), rewards, terminals, self.state_space.flatten(next_states))
         self.env_ids_seen.update(env_ids)
 
     # ----- learning -----------------------------------------------------------------------------------------------
@@ -152,16 +153,17 @@ class PPOAgent(Agent):
         return metrics
 
     def _learn(self, rollout: Rollout) -> dict[str, float]:
-        states = self.preprocess(self.state_space.unflatten(rollout.states))
+        states = self.preprocessed_space.unflatten(rollout.states)
         actions = self.action_space.unflatten(rollout.actions)
-        log_probs, values = self.executor.execute("evaluate", states, actions)
+        log_probs, values = self.api.evaluate(states, actions)
         advantages, targets = self.advantages(rollout, values)
-        inputs = (states, actions, log_probs, advantages, targets, values)
+        inputs = {"preprocessed_states": states, "actions": actions, "prev_log_probs": log_probs,
+                  "advantages": advantages, "value_targets": targets, "prev_values": values}
         target_kl = self.config["update"]["target_kl"]
         totals: dict[str, float] = {}
         steps = 0
         for rows in self._minibatches(rollout.size):
-            loss, grad_norm, parts = self.executor.execute("update_minibatch", *(_rows(x, rows) for x in inputs))
+            loss, grad_norm, parts = self.api.update_minibatch(**{k: _rows(x, rows) for k, x in inputs.items()})
             for name, value in (("loss", loss), ("grad_norm", grad_norm), *parts.items()):
                 totals[name] = totals.get(name, 0.0) + float(value)
             steps += 1
@@ -188,11 +190,12 @@ class PPOAgent(Agent):
         rows = np.flatnonzero(rollout.bootstraps)
         if rows.size:
             next_states = self.state_space.unflatten({k: v[rows] for k, v in rollout.next_states.items()})
-            next_values[rows] = self.executor.execute("get_state_values", self.preprocess(next_states))
+            next_values[rows] = self.api.get_state_values(self.preprocess(next_states))
         rewards = rollout.rewards + np.float32(self.config["discount"]) * next_values
-        advantages, targets = self.executor.execute(
-            "advantages", rollout.padded(rewards), rollout.padded(values), rollout.padded(~rollout.continues, True),
-            np.zeros(len(rollout.index), dtype=np.float32))
+        advantages, targets = self.api.advantages(
+            rollout.padded(rewards), sequence_values=rollout.padded(values),
+            sequence_terminals=rollout.padded(~rollout.continues, True),
+            bootstrap_values=np.zeros(len(rollout.index), dtype=np.float32))
         return rollout.unpadded(advantages), rollout.unpadded(targets)
 
     def _external_rollout(self, batch: Mapping[str, Any]) -> Rollout:
@@ -213,7 +216,9 @@ class PPOAgent(Agent):
                 for key, value in flat["states"].items():
                     same = value[:, t] == flat["next_states"][key][:, t - 1]
                     starts |= ~same.reshape(num_envs, -1).all(axis=1)
-            buffer.add(np.arange(num_envs), starts, {k: v[:, t] for k, v in flat["states"].items()},
+            states = self.preprocess(self.state_space.with_batch_rank().unflatten(
+                {k: v[:, t] for k, v in flat["states"].items()}))
+            buffer.add(np.arange(num_envs), starts, self.preprocessed_space.flatten(states),
                        {k: v[:, t] for k, v in actions.items()}, rewards[:, t], terminals[:, t],
                        {k: v[:, t] for k, v in flat["next_states"].items()})
         return buffer.rollout()

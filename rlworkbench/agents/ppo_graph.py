@@ -11,11 +11,6 @@ from rlworkbench.components.optimizers.optimizer import Optimizer
 from rlworkbench.components.policies.policy import Policy
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
-from rlworkbench.spaces import FloatBox, Space
-
-
-def _float_batch(component: PPOGraph, *inputs: Space) -> Space:
-    return FloatBox(add_batch_rank=True)
 
 
 class PPOGraph(PolicyActingRoot):
@@ -27,13 +22,14 @@ class PPOGraph(PolicyActingRoot):
     ``gae`` (:class:`GAE`), ``loss`` (:class:`PPOLoss`) and ``optimizer`` (of the policy's and the value network's
     variables).
 
-    API (states are preprocessed states, batched; log-probs and entropies are summed over the leaves of a
-    container action): ``preprocess(states)``, ``act(preprocessed_states)`` (random actions),
-    ``act_greedy(preprocessed_states)``, ``get_state_values(preprocessed_states)``,
-    ``evaluate(preprocessed_states, actions) -> (log_probs, values)``, ``advantages(sequence_rewards,
-    sequence_values, sequence_terminals, bootstrap_values) -> (advantages, value_targets)`` on batch-major
-    sequences, and ``update_minibatch(preprocessed_states, actions, prev_log_probs, advantages, value_targets,
-    prev_values) -> (loss, grad_norm, parts)`` — one gradient step, ``parts`` the loss's diagnostics.
+    API (batched; log-probs and entropies are summed over the leaves of a container action):
+    ``preprocess(states)``, ``act(states) -> (actions, preprocessed_states)`` (random actions for raw states),
+    ``act_preprocessed(preprocessed_states)``, ``act_greedy(preprocessed_states)``,
+    ``get_state_values(preprocessed_states)``, ``evaluate(preprocessed_states, actions) -> (log_probs, values)``,
+    ``advantages(sequence_rewards, *, sequence_values, sequence_terminals, bootstrap_values) -> (advantages,
+    value_targets)`` on batch-major sequences, and ``update_minibatch(preprocessed_states, actions, *,
+    prev_log_probs, advantages, value_targets, prev_values) -> (loss, grad_norm, parts)`` — one gradient step,
+    ``parts`` the loss's diagnostics.
     """
 
     def __init__(self, policy: Policy, gae: GAE, loss: PPOLoss, optimizer: Optimizer,
@@ -62,14 +58,14 @@ class PPOGraph(PolicyActingRoot):
         return log_probs, self.get_state_values(preprocessed_states)
 
     @api
-    def advantages(self, sequence_rewards: Any, sequence_values: Any, sequence_terminals: Any,
+    def advantages(self, sequence_rewards: Any, *, sequence_values: Any, sequence_terminals: Any,
                    bootstrap_values: Any) -> Any:
         """GAE ``(advantages, value_targets)`` of batch-major sequences (see :class:`GAE`)."""
         return self.gae.calculate(sequence_rewards, values=sequence_values, terminals=sequence_terminals,
                                   bootstrap_values=bootstrap_values)
 
     @api
-    def update_minibatch(self, preprocessed_states: Any, actions: Any, prev_log_probs: Any, advantages: Any,
+    def update_minibatch(self, preprocessed_states: Any, actions: Any, *, prev_log_probs: Any, advantages: Any,
                          value_targets: Any, prev_values: Any) -> Any:
         """One gradient step of the clipped surrogate on a minibatch: ``(loss, grad_norm, parts)``."""
         log_probs = self._joint(self.policy.get_log_probs(preprocessed_states, actions))
@@ -94,7 +90,7 @@ class PPOGraph(PolicyActingRoot):
         values = list(per_leaf.values()) if isinstance(per_leaf, dict) else [per_leaf]
         return values[0] if len(values) == 1 else self.ops.reduce_sum(self.ops.stack(values, -1), -1)
 
-    @graph_fn(output_spaces=_float_batch)
+    @graph_fn
     def _normalized(self, advantages: Any) -> Any:
         mean = self.ops.reduce_mean(advantages)
         std = self.ops.sqrt(self.ops.reduce_mean(self.ops.square(advantages - mean)))

@@ -1,11 +1,12 @@
-"""What every replay-based agent (DQN, SAC) shares: transitions merged into one record for its memory, and
-preprocessors without state (the memory keeps preprocessed states)."""
+"""What every replay-based agent (DQN, SAC) shares: transitions merged into one record for its memory, next states
+preprocessed on the way in, and preprocessors without state (the memory keeps preprocessed states)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+from rlworkbench.agents.preprocessing_root import PreprocessingRoot
 from rlworkbench.components.helpers.container_merger import ContainerMerger
 from rlworkbench.components.helpers.container_splitter import ContainerSplitter
 from rlworkbench.components.preprocessing.preprocessor_stack import PreprocessorStack
@@ -17,9 +18,11 @@ from rlworkbench.errors import ConfigError
 RECORD_KEYS = ("states", "actions", "rewards", "terminals", "next_states")
 
 
-class ReplayRoot(Component):
+class ReplayRoot(PreprocessingRoot):
     """A root with ``self.memory``; :meth:`record_routing` makes the merger/splitter between the five transition
-    parts and one memory record. API: ``insert_records(...)``, ``get_memory_size()``."""
+    parts and one memory record. API: ``insert_records(preprocessed_states, actions, rewards, terminals, *,
+    next_states) -> next_preprocessed_states`` (next states raw: they are preprocessed here, once, and given back
+    for acting on them next), ``get_memory_size()``."""
 
     memory: Component
     merger: ContainerMerger
@@ -31,10 +34,13 @@ class ReplayRoot(Component):
         return self.merger, self.splitter
 
     @api
-    def insert_records(self, preprocessed_states: Any, actions: Any, rewards: Any, terminals: Any,
-                       next_preprocessed_states: Any) -> None:
+    def insert_records(self, preprocessed_states: Any, actions: Any, rewards: Any, terminals: Any, *,
+                       next_states: Any) -> Any:
+        """Stores a batch of transitions; returns their next states, preprocessed."""
+        next_preprocessed_states = self.preprocess(next_states)
         self.memory.insert_records(self.merger.merge(preprocessed_states, actions, rewards, terminals,
                                                      next_preprocessed_states))
+        return next_preprocessed_states
 
     @api
     def get_memory_size(self) -> Any:

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from rlworkbench.agents.agent import Agent
+from rlworkbench.agents.agent import PREPROCESSED, Agent
 from rlworkbench.agents.config import config_section
 from rlworkbench.agents.registry import register_agent
 from rlworkbench.agents.replay_root import stateless_preprocessor
@@ -19,7 +19,7 @@ from rlworkbench.components.losses.sac_loss import SACLoss
 from rlworkbench.components.policies.policy import Policy
 from rlworkbench.components.registry import from_spec
 from rlworkbench.errors import SpaceError
-from rlworkbench.spaces import BoolBox, FloatBox, IntBox, Space
+from rlworkbench.spaces import BoolBox, FloatBox, IntBox
 
 BATCH_KEYS = ("states", "actions", "rewards", "terminals", "next_states")
 METRICS = ("critic_loss", "actor_loss", "alpha_loss", "critic_grad_norm", "actor_grad_norm", "alpha")
@@ -92,43 +92,40 @@ class SACAgent(Agent):
             return 0.5 * math.log(self.action_space.num_categories)
         return -float(self.action_space.flat_dim)
 
-    def root_input_spaces(self) -> dict[str, Space]:
-        states = self.preprocessed_space
-        batch = {"add_batch_rank": True}
-        spaces = {"preprocessed_states": states, "next_preprocessed_states": states,
-                  "actions": self.action_space.with_batch_rank(), "rewards": FloatBox(**batch),
-                  "terminals": BoolBox(**batch), "tau": FloatBox()}
-        if self.preprocessor is not None:
-            spaces["states"] = self.state_space.with_batch_rank()
-        return spaces
-
-    def root_api_methods(self) -> list[str]:
-        methods = ["act", "act_greedy", "get_q_values", "get_alpha", "insert_records", "get_memory_size",
-                   "update_from_memory", "update_from_batch", "sync_target"]
-        return methods + (["preprocess"] if self.preprocessor is not None else [])
+    def root_input_spaces(self) -> dict[str, Any]:
+        states, batch = self.state_space.with_batch_rank(), {"add_batch_rank": True}
+        return {"states": states, "next_states": states, "preprocessed_states": PREPROCESSED,
+                "next_preprocessed_states": PREPROCESSED, "actions": self.action_space.with_batch_rank(),
+                "rewards": FloatBox(**batch), "terminals": BoolBox(**batch), "tau": FloatBox()}
 
     def after_build(self) -> None:
-        self.executor.execute("sync_target", np.float32(1.0))  # the target critics start as copies
+        self.api.sync_target(np.float32(1.0))  # the target critics start as copies
 
     # ----- acting and observing ------------------------------------------------------------------------------
-    def _act(self, preprocessed_states: Any, explore: bool) -> Any:
-        return self.executor.execute("act" if explore else "act_greedy", preprocessed_states)
+    def _act(self, states: Any, explore: bool) -> tuple[Any, Any]:
+        if explore:
+            return self.api.act(states)
+        preprocessed = self.preprocess(states)
+        return self.api.act_greedy(preprocessed), preprocessed
+
+    def _act_preprocessed(self, preprocessed_states: Any, explore: bool) -> Any:
+        return (self.api.act_preprocessed if explore else self.api.act_greedy)(preprocessed_states)
 
     def get_q_values(self, states: Any, actions: Any, preprocess: bool = True) -> np.ndarray:
         """``Q_i(s, a)`` of every critic for a batch of states and actions: ``(batch, num_critics)``."""
         self._require_built("get_q_values")
-        return self.executor.execute("get_q_values", self.preprocess(states) if preprocess else states,
-                                     np.asarray(actions))
+        return self.api.get_q_values(self.preprocess(states) if preprocess else states, np.asarray(actions))
 
     @property
     def alpha(self) -> float:
         """The current temperature ``exp(log_alpha)``."""
-        return float(self._require_built("alpha").execute("get_alpha"))
+        self._require_built("alpha")
+        return float(self.api.get_alpha())
 
-    def _observe(self, env_ids: list[Any], starts: np.ndarray, states: Any, actions: Any, rewards: np.ndarray,
-                 terminals: np.ndarray, next_states: Any) -> None:
-        self.executor.execute("insert_records", self.preprocess(states), np.asarray(actions), rewards, terminals,
-                              self.preprocess(next_states))
+    def _observe(self, env_ids: list[Any], starts: np.ndarray, preprocessed_states: Any, actions: Any,
+                 rewards: np.ndarray, terminals: np.ndarray, next_states: Any) -> Any:
+        return self.api.insert_records(preprocessed_states, np.asarray(actions), rewards, terminals,
+                                       next_states=next_states)
 
     # ----- learning -----------------------------------------------------------------------------------------------
     def wants_update(self) -> bool:
@@ -144,19 +141,22 @@ class SACAgent(Agent):
         holds them); syncs the target critics when due. Returns ``critic_loss``, ``actor_loss``, ``alpha_loss``,
         the gradient norms (before clipping), ``alpha`` (after the update) and ``entropy`` (``-mean log pi``)."""
         executor = self._require_built("update")
-        call = ("update_from_memory", []) if batch is None else ("update_from_batch", self._external_batch(batch))
+        args, by_name = ([], {}) if batch is None else self._external_batch(batch)
         target = self.config["target"]
-        if (self.updates + 1) % target["sync_interval"] == 0:  # one graph call for both (fused on TF)
-            outputs, _ = executor.execute(call, ("sync_target", np.float32(target["tau"])))
+        if (self.updates + 1) % target["sync_interval"] == 0 and not by_name:  # one graph call for both (fused on TF)
+            outputs, _ = executor.execute(("update_from_memory", []), ("sync_target", np.float32(target["tau"])))
         else:
-            outputs = executor.execute(*call[:1], *call[1])
+            outputs = (self.api.update_from_memory() if batch is None
+                       else self.api.update_from_batch(*args, **by_name))
+            if (self.updates + 1) % target["sync_interval"] == 0:
+                self.api.sync_target(np.float32(target["tau"]))
         self.updates += 1
         metrics = {name: float(value) for name, value in zip(METRICS, outputs)}
         metrics["entropy"] = -float(np.mean(outputs[-1]))
         return metrics
 
     @staticmethod
-    def _external_batch(batch: Mapping[str, Any]) -> list[Any]:
+    def _external_batch(batch: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]]:
         check_batch_keys(batch, BATCH_KEYS)
         return [batch["states"], np.asarray(batch["actions"]), np.asarray(batch["rewards"], dtype=np.float32),
-                np.asarray(batch["terminals"], dtype=bool), batch["next_states"]]
+                np.asarray(batch["terminals"], dtype=bool)], {"next_preprocessed_states": batch["next_states"]}

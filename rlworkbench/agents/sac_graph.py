@@ -96,11 +96,13 @@ class SACGraph(ReplayRoot, PolicyActingRoot):
     critics; then ``log_alpha`` steps towards the target entropy. For discrete actions ``log pi`` and ``Q`` are
     replaced by their expectations under ``pi``, which :class:`SACLoss` takes unchanged.
 
-    API (states are preprocessed states, batched): ``preprocess(states)``, ``reset_preprocessor()``,
-    ``act(preprocessed_states)`` (stochastic), ``act_greedy(preprocessed_states)``,
-    ``get_q_values(preprocessed_states, actions)``, ``get_alpha()``, ``insert_records(...)``,
-    ``get_memory_size()``, ``update_from_memory()`` and ``update_from_batch(...)``, each ``-> (critic_loss,
-    actor_loss, alpha_loss, critic_grad_norm, actor_grad_norm, alpha, log_probs)``, ``sync_target(tau)``.
+    API (batched): ``preprocess(states)``, ``act(states) -> (actions, preprocessed_states)`` (stochastic, raw
+    states), ``act_preprocessed(preprocessed_states)``, ``act_greedy(preprocessed_states)``,
+    ``get_q_values(preprocessed_states, actions)``, ``get_alpha()``, ``insert_records(preprocessed_states, actions,
+    rewards, terminals, *, next_states) -> next_preprocessed_states``, ``get_memory_size()``,
+    ``update_from_memory()`` and ``update_from_batch(preprocessed_states, actions, rewards, terminals, *,
+    next_preprocessed_states)``, each ``-> (critic_loss, actor_loss, alpha_loss, critic_grad_norm,
+    actor_grad_norm, alpha, log_probs)``, ``sync_target(tau)``.
     """
 
     def __init__(self, policy: Policy, critics: SoftQNetworks, temperature: Temperature, memory: Memory,
@@ -125,10 +127,6 @@ class SACGraph(ReplayRoot, PolicyActingRoot):
 
     # ----- acting -----------------------------------------------------------------------------------------------
     @api
-    def reset_preprocessor(self) -> None:
-        self.preprocessor.reset()
-
-    @api
     def get_q_values(self, preprocessed_states: Any, actions: Any) -> Any:
         """``Q_i(s, a)`` of every critic, ``(batch, num_critics)``."""
         if self.discrete:
@@ -146,7 +144,7 @@ class SACGraph(ReplayRoot, PolicyActingRoot):
         return self._learn(*self.splitter.split(self.memory.get_records(self.batch_size)))
 
     @api
-    def update_from_batch(self, preprocessed_states: Any, actions: Any, rewards: Any, terminals: Any,
+    def update_from_batch(self, preprocessed_states: Any, actions: Any, rewards: Any, terminals: Any, *,
                           next_preprocessed_states: Any) -> Any:
         """One update of critics, actor and temperature on a batch given from outside."""
         return self._learn(preprocessed_states, actions, rewards, terminals, next_preprocessed_states)

@@ -271,17 +271,26 @@ def _container_converter(space: ContainerSpace, to_backend: Callable[[np.ndarray
 
 
 class ApiNamespace:
-    """``executor.api.get_action(states)`` — the root's API methods as plain calls (tab-completes)."""
+    """``executor.api.get_action(states)`` — the root's API methods as plain calls (tab-complete, keep their
+    docstrings): NumPy in and out, or backend tensors out with ``as_numpy=False``. Each handle is made once, on first
+    use, and goes straight to the executor's entry for the method."""
 
     def __init__(self, executor: Executor):
         self._executor = executor
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
-        if name.startswith("_") or name not in self._executor.graph.root_inputs:
-            raise AttributeError(name)
         executor = self._executor
-        return lambda *args, as_numpy=True, **kwargs: executor.execute(name, *args, as_numpy=as_numpy, **kwargs)
+        if name.startswith("_") or name not in executor.graph.root_inputs:
+            raise AttributeError(name)
+        numpy_entry, tensor_entry = executor._root_entries[True][name], executor._root_entries[False][name]
+
+        def call(*args: Any, as_numpy: bool = True, **kwargs: Any) -> Any:
+            return (numpy_entry if as_numpy else tensor_entry)(*args, **kwargs)
+
+        call.__name__ = call.__qualname__ = name
+        call.__doc__ = executor.root.api_methods[name].fn.__doc__
+        self.__dict__[name] = call
+        return call
 
     def __dir__(self) -> list[str]:
         return sorted(self._executor.graph.root_inputs)
-

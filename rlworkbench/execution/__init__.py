@@ -11,7 +11,7 @@ Imports gymnasium, pandas and tqdm; never torch or TensorFlow (TensorBoard's own
 
 from rlworkbench.execution.envs import autoreset_mode_of, make_vector_env
 from rlworkbench.execution.metrics import EPISODE_COLUMNS, MetricsSnapshot
-from rlworkbench.execution.train import TrainResult, load_config, train
+from rlworkbench.execution.train import TrainResult, train
 from rlworkbench.execution.transitions import Step, StepReader
 from rlworkbench.execution.worker import Worker
 
@@ -23,7 +23,6 @@ __all__ = [
     "TrainResult",
     "Worker",
     "autoreset_mode_of",
-    "load_config",
     "make_vector_env",
     "train",
 ]

@@ -16,7 +16,6 @@ run directory.
 
 from __future__ import annotations
 
-import inspect
 import json
 import time
 from collections.abc import Callable
@@ -26,8 +25,9 @@ from typing import Any
 
 import pandas as pd
 
+from rlworkbench.agents import Agent
+from rlworkbench.agents.config import config_name, load_config
 from rlworkbench.core.backend import get_backend
-from rlworkbench.errors import ConfigError
 from rlworkbench.execution.envs import make_vector_env
 from rlworkbench.execution.worker import Worker
 
@@ -48,28 +48,9 @@ class TrainResult:
         return pd.DataFrame([self.summary]).to_string(index=False)
 
 
-def load_config(config: str | Path | dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """``(name, config dict)`` from a dict, a JSON file path or the name of a shipped config."""
-    from rlworkbench.agents.config import load_config as load_agent_config
-
-    if isinstance(config, dict):
-        return str(config.get("name", config.get("type", "agent"))), load_agent_config(config)
-    return Path(config).stem, load_agent_config(config)
-
-
 def agent_from_env(env: Any, config: dict[str, Any], *, backend: str, seed: int | None = None) -> Any:
-    """``rlworkbench.agents.Agent.from_env(env, config, backend=…[, seed=…]).build()`` (imported only when
-    called; ``from_env`` gives an unbuilt agent)."""
-    try:
-        from rlworkbench.agents import Agent
-    except ImportError as error:
-        raise ConfigError("rlworkbench.agents provides no Agent", argument="config",
-                          expected="rlworkbench.agents.Agent", got=str(error)) from error
-    kwargs: dict[str, Any] = {"backend": backend}
-    if seed is not None and "seed" in inspect.signature(Agent.from_env).parameters:
-        kwargs["seed"] = seed
-    agent = Agent.from_env(env, config, **kwargs)
-    return agent.build() if callable(getattr(agent, "build", None)) else agent
+    """``Agent.from_env(env, config, backend=…, seed=…).build()``."""
+    return Agent.from_env(env, config, backend=backend, seed=seed).build()
 
 
 def train(config: str | Path | dict[str, Any], env: str = "CartPole-v1", *, backend: str = "torch",
@@ -83,7 +64,8 @@ def train(config: str | Path | dict[str, Any], env: str = "CartPole-v1", *, back
 
     ``agent_factory(env, config, backend=…, seed=…)`` replaces :func:`agent_from_env` (tests, custom agents).
     """
-    name, agent_config = load_config(config)
+    agent_config = load_config(config)
+    name = config_name(config, agent_config)
     if threads is not None:
         get_backend(backend).limit_threads(threads)
     run_dir = start_run_dir(logdir, f"{name}-{env}-{backend}", agent_config)

@@ -62,11 +62,10 @@ def _resolve(target: Any) -> GraphView:
     if isinstance(executor_graph, ComponentGraph):  # an Executor
         return GraphView(executor_graph.root, executor_graph, executor_graph.stuck)
     if is_agent(target):  # the latest build's graph, unless the tree changed since (then: the new structure)
-        api_methods = target.root_api_methods() if callable(getattr(target, "root_api_methods", None)) else None
         graph = latest_graph(target.root)
         if graph is not None:
             return GraphView(target.root, graph, graph.stuck)
-        return GraphView(target.root, _assembled(target.root, api_methods))
+        return GraphView(target.root, _assembled(target.root))
     raise ConfigError("cannot draw this object", argument="target",
                       expected="a Component, Agent, Executor, ComponentGraph or BuildError",
                       got=type(target).__name__)

@@ -116,7 +116,7 @@ class Target:
         """The spaces a rebuild of the root uses: given ones, the agent's, or those of the latest build."""
         if self.explicit_spaces is not None:
             return dict(self.explicit_spaces)
-        if self.agent is not None and self.agent.preprocessed_space is not None:
+        if self.agent is not None:
             return dict(self.agent.root_input_spaces())
         self._remember()
         if not self._last:
@@ -127,7 +127,7 @@ class Target:
 
     def api_methods(self) -> list[str] | None:
         if self.agent is not None:
-            return self.agent.root_api_methods()
+            return None  # an agent's root builds all its API methods
         self._remember()
         return list(self._last["api_methods"]) if self._last and self.explicit_spaces is None else None
 
@@ -140,8 +140,8 @@ class Target:
         device_map = dict(device_map or {})
         backend = self.backend_name
         resolve_devices(self.root, device_map, get_backend(backend))  # a bad map fails before anything is reset
-        if self.agent is not None and self.agent.executor is None and self.agent.preprocessed_space is None:
-            self.agent.build()  # the agent's own first build (it works out its preprocessed space)
+        if self.agent is not None and self.agent.executor is None:
+            self.agent.build()  # the agent's own first build
         if self.root.built and self.graph is not None and self.graph.backend_name:
             self._good = {"device_map": self._placement(), "backend": self.graph.backend_name}
         weights = self._weights()

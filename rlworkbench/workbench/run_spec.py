@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from rlworkbench.agents.config import config_name, load_config
 from rlworkbench.agents.protocols import ActorLearner
 from rlworkbench.core.backend import available_backends, default_backend_name
 from rlworkbench.errors import ConfigError
@@ -61,9 +62,8 @@ def make_spec(prototype: Any, **settings: Any) -> RunSpec:
     if isinstance(prototype, ActorLearner):
         spec = _agent_spec(prototype, known)
     elif isinstance(prototype, (Mapping, str, Path)):
-        from rlworkbench.execution.train import load_config
-
-        name, config = load_config(dict(prototype) if isinstance(prototype, Mapping) else prototype)
+        config = load_config(dict(prototype) if isinstance(prototype, Mapping) else prototype)
+        name = config_name(prototype, config)
         spec = RunSpec(name=name, config=config)
     else:
         raise ConfigError("promote() takes an agent, a config dict, a JSON config path or a shipped config name",

@@ -10,8 +10,10 @@ import pytest
 from agent_helpers import ACTIONS, STATES, small_agent, small_config, transitions
 
 from rlworkbench.agents import Agent, DQNAgent, known_agents
+from rlworkbench.components import Dense
 from rlworkbench.errors import BuildError, ConfigError, RLWorkbenchError, SpaceError
-from rlworkbench.spaces import FloatBox, IntBox
+from rlworkbench.spaces import FloatBox, IntBox, from_gymnasium
+from rlworkbench.testing import ComponentTest
 
 
 def test_acting_batched_and_single(backend):
@@ -188,8 +190,20 @@ def test_unbuilt_agents_and_bad_spaces():
             call()
     with pytest.raises(SpaceError, match="one discrete action"):
         Agent.from_config(small_config(), state_space=STATES, action_space=FloatBox(-1, 1, shape=(2,)))
-    with pytest.raises(ConfigError, match="must be a Space"):
-        Agent.from_config(small_config(), state_space=gym.spaces.Discrete(3), action_space=ACTIONS)
+    with pytest.raises(ConfigError, match="expected a space") as info:
+        Agent.from_config(small_config(), state_space=(4,), action_space=ACTIONS)
+    assert info.value.argument == "state_space" and info.value.got == "tuple"
+
+
+def test_gymnasium_spaces_are_taken_as_they_are(backend):
+    """Wherever a space goes — agents, build, ComponentTest — a Gymnasium space is converted with from_gymnasium."""
+    gym_states = gym.spaces.Box(-1.0, 1.0, shape=(3,), dtype=np.float32)
+    agent = Agent.from_config(small_config(), state_space=gym_states, action_space=gym.spaces.Discrete(2),
+                              backend=backend, seed=0).build()
+    assert agent.state_space == from_gymnasium(gym_states) and agent.action_space == IntBox(2)
+    assert agent.get_actions(gym_states.sample()).shape == ()
+    test = ComponentTest(Dense(2, name="dense"), {"inputs": gym_states}, backend=backend)
+    assert test.graph.api_spaces(test.component, "apply")[0]["inputs"] == from_gymnasium(gym_states)
 
 
 def test_graph_summary_names_the_parts(backend):

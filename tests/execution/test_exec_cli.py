@@ -13,10 +13,10 @@ import pandas as pd
 import pytest
 
 from rlworkbench import cli
-from rlworkbench.agents.config import builtin_config
+from rlworkbench.agents.config import builtin_config, config_name, load_config
 from rlworkbench.agents.random_agent import RandomAgent
 from rlworkbench.errors import ConfigError
-from rlworkbench.execution import load_config, train
+from rlworkbench.execution import train
 
 train_module = importlib.import_module("rlworkbench.execution.train")
 
@@ -75,12 +75,13 @@ def test_train_returns_the_tables_and_a_summary(tmp_path, random_agents):
 def test_configs_load_from_a_path_or_by_shipped_name(tmp_path):
     path = tmp_path / "c.json"
     path.write_text('{"type": "dqn"}')
-    assert load_config(path) == ("c", {"type": "dqn"})
-    assert load_config({"type": "dqn"}) == ("dqn", {"type": "dqn"})
+    assert load_config(path) == {"type": "dqn"} and config_name(path, {"type": "dqn"}) == "c"
+    assert load_config({"type": "dqn"}) == {"type": "dqn"} and config_name({"type": "dqn"}, {"type": "dqn"}) == "dqn"
     with pytest.raises(ConfigError, match="no such config") as error:
         load_config("no_such_config_anywhere")
     assert "dqn_cartpole" in error.value.expected
-    assert load_config("dqn_cartpole") == ("dqn_cartpole", builtin_config("dqn_cartpole"))
+    assert load_config("dqn_cartpole") == builtin_config("dqn_cartpole")
+    assert config_name("dqn_cartpole", builtin_config("dqn_cartpole")) == "dqn_cartpole"
     path.write_text("{not json")
     with pytest.raises(ConfigError, match="not valid JSON"):
         load_config(path)
