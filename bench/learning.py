@@ -61,8 +61,8 @@ SPECS: dict[str, Spec] = {
 
 def run_one(algo: str, backend: str, seed: int, step_cap: int | None = None) -> tuple[dict[str, Any], dict]:
     """Trains one agent until the threshold or the cap; returns the result row and the agent's config."""
-    from rlworkbench.execution.envs import make_vector_env
     from rlworkbench.agents.config import load_config
+    from rlworkbench.execution.envs import make_vector_env
     from rlworkbench.execution.train import agent_from_env
     from rlworkbench.execution.worker import Worker
 
