@@ -187,9 +187,9 @@ class SACGraph(ReplayRoot, PolicyActingRoot):
     # ----- graph functions ----------------------------------------------------------------------------------------
     @graph_fn(output_spaces=lambda graph, loss: FloatBox())
     def _objective(self, loss: Any) -> Any:
-        """The loss as it is. Its declared output space keeps the build from probing through it: build probes run
-        breadth first, not in program order, so on PyTorch a probe of one optimizer step would differentiate
-        through forward passes whose weights another probed step had already changed in place."""
+        """The loss as it is. Its declared output space keeps the build's sample passes from running through it: they
+        go in the order spaces arrive, not in program order, so on PyTorch a pass of one optimizer step would
+        differentiate through forward passes whose weights another step's pass had already changed in place."""
         return loss
 
     @graph_fn

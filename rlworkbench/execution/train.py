@@ -27,6 +27,7 @@ import pandas as pd
 
 from rlworkbench.agents import Agent
 from rlworkbench.agents.config import config_name, load_config
+from rlworkbench.agents.protocols import ActorLearner, Checkpointing
 from rlworkbench.core.backend import get_backend
 from rlworkbench.execution.envs import make_vector_env
 from rlworkbench.execution.worker import Worker
@@ -94,7 +95,7 @@ class Checkpointer:
     """A worker callback that saves ``agent`` to ``<checkpoints>/step_<T>`` once ``every`` more timesteps have
     passed (``every=None``: never); :attr:`last` is the newest checkpoint written."""
 
-    def __init__(self, agent: Any, checkpoints: Path, every: int | None):
+    def __init__(self, agent: Checkpointing, checkpoints: Path, every: int | None):
         self.agent, self.checkpoints, self.every = agent, Path(checkpoints), every
         self.next_due = every or 0
         self.last: Path | None = None
@@ -109,7 +110,7 @@ class Checkpointer:
         return self.last
 
 
-def save_checkpoint(agent: Any, directory: Path) -> Path:
+def save_checkpoint(agent: Checkpointing, directory: Path) -> Path:
     """``agent.save(directory)`` (the directory made first); returns it."""
     directory.mkdir(parents=True, exist_ok=True)
     agent.save(str(directory))
@@ -124,7 +125,7 @@ def write_tables(worker: Worker, run_dir: Path) -> tuple[pd.DataFrame, pd.DataFr
     return episodes, updates
 
 
-def finish_run(worker: Worker, agent: Any, run_dir: Path) -> TrainResult:
+def finish_run(worker: Worker, agent: ActorLearner, run_dir: Path) -> TrainResult:
     """The end of a run: the ``checkpoints/final`` checkpoint, the CSV tables and the summary."""
     final = save_checkpoint(agent, run_dir / "checkpoints" / "final")
     episodes, updates = write_tables(worker, run_dir)

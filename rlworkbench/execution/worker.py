@@ -3,7 +3,8 @@
 One vector step is: ``agent.get_actions(states)`` → ``env.step`` (read right for every autoreset mode by
 :class:`~rlworkbench.execution.transitions.StepReader`) → ``agent.observe(s, a, r, terminated, s', env_id)``
 with exactly the sub-envs' true transitions → bookkeeping → ``agent.update()`` when ``agent.wants_update()``.
-The agent contract is duck-typed (``get_actions``, ``observe``, ``wants_update``, ``update``, ``reset``); the
+The agent is an :class:`~rlworkbench.agents.protocols.ActorLearner` (``get_actions``, ``observe``,
+``wants_update``, ``update``, ``reset``); the
 worker counts its own timesteps: real env steps summed over the sub-envs (a ``NEXT_STEP`` reset step is none).
 
 ``observe`` always gets ``env_id``: an int64 array naming the sub-env of each row. It is ``arange(num_envs)``
@@ -32,7 +33,7 @@ import pandas as pd
 from gymnasium.vector import VectorEnv
 from tqdm.auto import tqdm
 
-from rlworkbench.agents.protocols import is_agent
+from rlworkbench.agents.protocols import ActorLearner, is_agent
 from rlworkbench.errors import ConfigError, RLWorkbenchError
 from rlworkbench.execution.metrics import MetricsBook, MetricsSnapshot
 from rlworkbench.execution.tensorboard import EventWriter, write_variable_summaries
@@ -45,7 +46,7 @@ class Worker:
     """Runs ``agent`` in the vector env ``env`` and accounts every episode of every sub-env.
 
     Args:
-        agent: anything with the agent interface (see the module docstring).
+        agent: an ActorLearner (see the module docstring).
         env: a Gymnasium ``VectorEnv`` (e.g. from :func:`~rlworkbench.execution.make_vector_env`), any autoreset
             mode. The worker does not close it.
         seed: passed to the first ``env.reset``; ``None`` leaves the sub-envs' own seeding alone.
@@ -60,9 +61,10 @@ class Worker:
         recent_window: how many finished episodes the recent mean return is taken over.
     """
 
-    def __init__(self, agent: Any, env: VectorEnv, *, seed: int | None = None, logdir: str | Path | None = None,
-                 progress: bool = True, callback: Callback | None = None, callback_every: int | None = None,
-                 log_every: int = 1000, recent_window: int = 100, summaries_every: int | None = None):
+    def __init__(self, agent: ActorLearner, env: VectorEnv, *, seed: int | None = None,
+                 logdir: str | Path | None = None, progress: bool = True, callback: Callback | None = None,
+                 callback_every: int | None = None, log_every: int = 1000, recent_window: int = 100,
+                 summaries_every: int | None = None):
         if (callback is None) != (callback_every is None):
             raise ConfigError("a callback needs its interval and an interval its callback", argument="callback_every",
                               expected="both or neither", got=f"callback={callback!r}, every={callback_every!r}")
@@ -195,7 +197,7 @@ class Worker:
             self._write_summaries(self.agent, self.log, self.timesteps)
 
     @staticmethod
-    def _summary_writer(agent: Any, logdir: str | Path | None, every: int | None) -> Callable[..., Any] | None:
+    def _summary_writer(agent: ActorLearner, logdir: str | Path | None, every: int | None) -> Callable[..., Any] | None:
         """The variable-summary writer when ``summaries_every`` is set (checked, with the agent, up front)."""
         if every is None:
             return None

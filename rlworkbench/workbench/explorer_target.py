@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from rlworkbench.agents.protocols import is_agent
+from rlworkbench.agents.protocols import GraphAgent, is_agent
 from rlworkbench.core.builder import build
 from rlworkbench.core.component import Component
 from rlworkbench.core.executor import Executor
@@ -36,7 +36,7 @@ class Target:
 
     def __init__(self, target: Any, input_spaces: Mapping[str, Any] | None = None, backend: str | None = None,
                  seed: int | None = None, executor: Executor | None = None, path: str | None = None):
-        self.agent: Any = None
+        self.agent: GraphAgent | None = None
         if isinstance(target, Executor):
             executor, target = target, target.root
         if is_agent(target):

@@ -29,7 +29,7 @@ class RunSpec:
 
     name: str                          #: stem of the run directory: config or agent type name
     config: dict[str, Any]             #: the agent config (written to ``config.json``); ``{}`` if the agent has none
-    agent: Any = None                  #: the prototype agent, trained in place; ``None``: made from ``config``
+    agent: ActorLearner | None = None  #: the prototype agent, trained in place; ``None``: made from ``config``
     env: str | Callable[[], Any] = DEFAULT_ENV  #: Gymnasium id or a zero-argument env factory
     backend: str = field(default_factory=default_backend_name)  #: ``RLWORKBENCH_BACKEND`` or ``"torch"``
     timesteps: int = 10_000            #: env steps over all sub-envs
@@ -75,7 +75,7 @@ def make_spec(prototype: Any, **settings: Any) -> RunSpec:
     return spec
 
 
-def _agent_spec(agent: Any, settings: dict[str, Any]) -> RunSpec:
+def _agent_spec(agent: ActorLearner, settings: dict[str, Any]) -> RunSpec:
     if "env" not in settings:
         raise ConfigError("an agent prototype does not know its env: pass env=", argument="env",
                           expected="a Gymnasium env id or an env factory", got="nothing")

@@ -147,7 +147,7 @@ def _as_results(result: Any) -> list[Any]:
 
 
 def _placeholder_like(space: Space) -> Any:
-    """A symbolic stand-in for a value of ``space`` inside the build trace (zeros of the probe sizes would
+    """A symbolic stand-in for a value of ``space`` inside the build trace (zeros of the sample sizes would
     fix the batch size; a placeholder keeps it unknown)."""
     def leaf(spec: tf.TensorSpec) -> tf.Tensor:
         shape = [1 if d is None else d for d in spec.shape]

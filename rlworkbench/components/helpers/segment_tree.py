@@ -14,7 +14,8 @@ _NEUTRAL = {"sum": 0.0, "min": float("inf")}
 
 
 def _nothing(tree: SegmentTree, *inputs: Space) -> tuple:
-    """Declared (no outputs), so the build never probes an update with sampled, possibly out-of-range, indices."""
+    """Declared (no outputs), so the build's sample passes never run an update with sampled, possibly
+    out-of-range, indices."""
     return ()
 
 

@@ -95,8 +95,8 @@ class Optimizer(Component):
     @api
     @graph_fn(returns=2, requires_grad=True, output_spaces=lambda self, loss: (loss, FloatBox(shape=())))
     def step(self, loss: Any) -> Any:
-        # output spaces are declared so that a build never takes a real step: on PyTorch a probed in-place
-        # update would invalidate the autograd graphs of the next optimizer's probe (several optimizers, SAC)
+        # output spaces are declared so that a build never takes a real step: on PyTorch an in-place update
+        # in a sample pass would invalidate the autograd graphs of the next optimizer's pass (several optimizers, SAC)
         grads = self.ops.gradients(loss, self.variable_list)
         norm = self.ops.global_norm(grads)
         if self.clip_grad_value is not None:

@@ -19,8 +19,8 @@ class Preprocessor(Component):
     """Subclasses write ``_preprocess_leaf(key, x)`` and ``output_leaf_space(key, leaf_space)``; ``key`` is the
     leaf's key path (``""`` for a box).
 
-    Output spaces are declared, not read off a probe, so bounds and categories survive (an int leaf reshaped is
-    still ``IntBox(n)``, ready for a one-hot). ``create_variables`` records each leaf's input space in
+    Output spaces are declared, not inferred from sample passes, so bounds and categories survive (an int leaf
+    reshaped is still ``IntBox(n)``, ready for a one-hot). ``create_variables`` records each leaf's input space in
     ``self.leaf_spaces`` (by key path), which most preprocessors need (ranks, categories).
     """
 

@@ -19,6 +19,7 @@ import weakref
 from pathlib import Path
 from typing import Any
 
+from rlworkbench.agents.protocols import ActorLearner
 from rlworkbench.core.backend import get_backend
 from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.execution.envs import make_vector_env
@@ -125,11 +126,11 @@ def _unbuilt_agent(env: Any, spec: RunSpec) -> Any:
     return Agent.from_env(env, spec.config, backend=spec.backend, seed=spec.seed)
 
 
-def _needs_build(agent: Any) -> bool:
+def _needs_build(agent: ActorLearner) -> bool:
     return callable(getattr(agent, "build", None)) and getattr(agent, "executor", True) is None
 
 
-def _check_spaces(agent: Any, env: Any) -> None:
+def _check_spaces(agent: ActorLearner, env: Any) -> None:
     """An agent's state and action spaces must be the env's (checked when the agent has them)."""
     from rlworkbench.spaces import Space, from_gymnasium
 

@@ -47,7 +47,7 @@ def read(variable: Tensor) -> Tensor:
 
 def gradients(loss: Tensor, variables: Sequence[Tensor]) -> list[Tensor]:
     """d loss / d variable for each variable (zeros where the loss does not depend on it)."""
-    if not loss.requires_grad:  # depends on no variable (e.g. a build probe fed sampled values, as TF gives zeros)
+    if not loss.requires_grad:  # depends on no variable (a build's sample pass fed sampled values; TF gives zeros)
         return [torch.zeros_like(v) for v in variables]
     grads = torch.autograd.grad(loss, list(variables), allow_unused=True)
     return [torch.zeros_like(v) if g is None else g for v, g in zip(variables, grads)]
