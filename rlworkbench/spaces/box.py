@@ -192,6 +192,8 @@ class FloatBox(NumericBox):
         low = np.broadcast_to(self.low, self._shape)
         high = np.broadcast_to(self.high, self._shape)
         finite_low, finite_high = np.isfinite(low), np.isfinite(high)
+        if not finite_low.any() and not finite_high.any():  # the common unbounded case, without the masks below
+            return rng.standard_normal(shape).astype(self._dtype)
         bounded = finite_low & finite_high
         uniform = rng.uniform(np.where(bounded, low, 0.0), np.where(bounded, high, 1.0), size=shape)
         normal = rng.standard_normal(shape)

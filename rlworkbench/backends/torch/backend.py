@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 import types
@@ -45,8 +46,12 @@ class TorchBackend(Backend):
     def available_devices(self) -> list[str]:
         return ["cpu"] + [f"cuda:{index}" for index in range(torch.cuda.device_count())]
 
-    def device_scope(self, device: str | None) -> torch.device:
-        return torch.device(device or "cpu")
+    def device_scope(self, device: str | None) -> contextlib.AbstractContextManager:
+        """Tensors created inside land on ``device``. The CPU is torch's default: no scope (a device scope is a
+        function mode that every torch call inside goes through)."""
+        if device is None or device == "cpu":
+            return contextlib.nullcontext()
+        return torch.device(device)
 
     def create_variable(self, component: Component, name: str, value: np.ndarray, trainable: bool,
                         layout: str = "row_major") -> torch.Tensor:
