@@ -1,4 +1,4 @@
-"""What a root acting straight from its policy (PPO, SAC) shares: the ways to act."""
+"""What a root acting straight from its policy (PPO, SAC) shares: the ways to act; and the agent side of it."""
 
 from __future__ import annotations
 
@@ -30,3 +30,19 @@ class PolicyActingRoot(PreprocessingRoot):
     @api
     def act_greedy(self, preprocessed_states: Any) -> Any:
         return self.policy.get_deterministic_action(preprocessed_states)
+
+
+class PolicyActing:
+    """The acting hooks of an agent (a mixin before :class:`~rlworkbench.agents.agent.Agent`) whose root is a
+    :class:`PolicyActingRoot`: exploring samples from the policy, greedy acting takes its deterministic action."""
+
+    api: Any
+
+    def _act(self, states: Any, explore: bool) -> tuple[Any, Any]:
+        if explore:
+            return self.api.act(states)
+        preprocessed = self.preprocess(states)  # type: ignore[attr-defined]  # the Agent's
+        return self.api.act_greedy(preprocessed), preprocessed
+
+    def _act_preprocessed(self, preprocessed_states: Any, explore: bool) -> Any:
+        return (self.api.act_preprocessed if explore else self.api.act_greedy)(preprocessed_states)

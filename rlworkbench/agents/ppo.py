@@ -10,6 +10,7 @@ import numpy as np
 from rlworkbench import nest
 from rlworkbench.agents.agent import PREPROCESSED, Agent
 from rlworkbench.agents.config import config_section
+from rlworkbench.agents.policy_root import PolicyActing
 from rlworkbench.agents.ppo_config import DEFAULTS, SCHEMA
 from rlworkbench.agents.ppo_graph import PPOGraph
 from rlworkbench.agents.ppo_rollout import Rollout, RolloutBuffer
@@ -30,7 +31,7 @@ LOSS_PARTS = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fractio
 
 
 @register_agent("ppo")
-class PPOAgent(Agent):
+class PPOAgent(PolicyActing, Agent):
     """Proximal policy optimisation for any action space the :class:`Policy` covers (categorical, normal, ...,
     containers of them); see :mod:`rlworkbench.agents.ppo_config` for the config and :class:`PPOGraph` for the
     components.
@@ -110,15 +111,6 @@ class PPOAgent(Agent):
                 "sequence_terminals": BoolBox(**sequences)}
 
     # ----- acting and observing ------------------------------------------------------------------------------
-    def _act(self, states: Any, explore: bool) -> tuple[Any, Any]:
-        if explore:
-            return self.api.act(states)
-        preprocessed = self.preprocess(states)
-        return self.api.act_greedy(preprocessed), preprocessed
-
-    def _act_preprocessed(self, preprocessed_states: Any, explore: bool) -> Any:
-        return (self.api.act_preprocessed if explore else self.api.act_greedy)(preprocessed_states)
-
     def get_state_values(self, states: Any, preprocess: bool = True) -> np.ndarray:
         """``V(states)`` for a batch of states."""
         self._require_built("get_state_values")

@@ -10,6 +10,7 @@ import numpy as np
 
 from rlworkbench.agents.agent import PREPROCESSED, Agent
 from rlworkbench.agents.config import config_section
+from rlworkbench.agents.policy_root import PolicyActing
 from rlworkbench.agents.registry import register_agent
 from rlworkbench.agents.replay_root import stateless_preprocessor
 from rlworkbench.agents.sac_config import DEFAULTS, SCHEMA
@@ -26,7 +27,7 @@ METRICS = ("critic_loss", "actor_loss", "alpha_loss", "critic_grad_norm", "actor
 
 
 @register_agent("sac")
-class SACAgent(Agent):
+class SACAgent(PolicyActing, Agent):
     """Soft actor-critic on one ``FloatBox`` action with finite bounds (squashed normal policy) or one
     ``IntBox(n)`` action (discrete SAC); see :mod:`rlworkbench.agents.sac_config` for the config and
     :class:`SACGraph` for the components.
@@ -102,15 +103,6 @@ class SACAgent(Agent):
         self.api.sync_target(np.float32(1.0))  # the target critics start as copies
 
     # ----- acting and observing ------------------------------------------------------------------------------
-    def _act(self, states: Any, explore: bool) -> tuple[Any, Any]:
-        if explore:
-            return self.api.act(states)
-        preprocessed = self.preprocess(states)
-        return self.api.act_greedy(preprocessed), preprocessed
-
-    def _act_preprocessed(self, preprocessed_states: Any, explore: bool) -> Any:
-        return (self.api.act_preprocessed if explore else self.api.act_greedy)(preprocessed_states)
-
     def get_q_values(self, states: Any, actions: Any, preprocess: bool = True) -> np.ndarray:
         """``Q_i(s, a)`` of every critic for a batch of states and actions: ``(batch, num_critics)``."""
         self._require_built("get_q_values")
