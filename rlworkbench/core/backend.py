@@ -84,6 +84,11 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def assign(self, variable: Any, value: np.ndarray) -> None: ...
 
+    def layout_of(self, variable: Any) -> str:
+        """How a variable is stored: ``"row_major"``, or ``"column_major"`` for a matrix created with that hint
+        on a backend that honours it (see ``Component.create_variable``)."""
+        return "row_major"
+
     def variable_version(self, variable: Any) -> int | None:
         """How often ``variable`` was written since it was created (0: never), for backends whose build runs
         graph functions for real; ``None`` where nothing runs during a build (the default)."""

@@ -194,9 +194,6 @@ class Ops(Protocol):
     def stop_gradient(self, x: Tensor) -> Tensor:
         """``x``'s value, with no gradient flowing back through it."""
 
-    def global_norm(self, tensors: Sequence[Tensor]) -> Tensor:
-        """``sqrt`` of the sum of the squares of all entries of all ``tensors`` (a scalar)."""
-
     # ----- state: changing variables, gradients -----------------------------------------------------------------
     def assign(self, variable: Variable, value: Any) -> Any:
         """Sets ``variable`` to ``value`` (cast to its dtype, broadcast to its shape), outside any gradient;
@@ -210,6 +207,10 @@ class Ops(Protocol):
 
     def scatter_update(self, variable: Variable, indices: Tensor, updates: Tensor) -> Any:
         """``variable[indices] = updates`` along axis 0 (rows), ``updates`` cast to the variable's dtype."""
+
+    def scatter_add(self, variable: Variable, indices: Tensor, updates: Tensor) -> Any:
+        """``variable[indices] += updates`` along axis 0 (rows), ``updates`` cast to the variable's dtype;
+        repeated indices add up."""
 
     def read(self, variable: Variable) -> Tensor:
         """A snapshot of ``variable``'s value that later assignments do not change."""
@@ -266,6 +267,28 @@ class Ops(Protocol):
         no antialiasing."""
 
     # ----- optim ------------------------------------------------------------------------------------------------
+    def global_norm(self, tensors: Sequence[Tensor]) -> Tensor:
+        """``sqrt`` of the sum of the squares of all entries of all ``tensors`` (a scalar)."""
+
     def clip_by_global_norm(self, tensors: Sequence[Tensor], clip_norm: float) -> list[Tensor]:
         """``tensors`` scaled by ``clip_norm / max(global_norm(tensors), clip_norm)``: unchanged while their
         global norm is at most ``clip_norm``, else scaled down to exactly ``clip_norm``."""
+
+    def adam_update(self, variables: Sequence[Variable], grads: Sequence[Tensor], first_moments: Sequence[Variable],
+                    second_moments: Sequence[Variable], step: Tensor, learning_rate: float, beta1: float,
+                    beta2: float, epsilon: float) -> None:
+        """Adam, in place on all variables at once: ``m = beta1 m + (1 - beta1) g``, ``v = beta2 v + (1 - beta2)
+        g**2``, ``var -= lr (m / (1 - beta1**step)) / (sqrt(v / (1 - beta2**step)) + epsilon)``; ``step`` is a
+        float scalar counting from 1 (fused kernels: torch's ``_fused_adam_``, TF's ``ResourceApplyAdam``)."""
+
+    def rmsprop_update(self, variables: Sequence[Variable], grads: Sequence[Tensor],
+                       mean_squares: Sequence[Variable], velocities: Sequence[Variable], learning_rate: float,
+                       decay: float, momentum: float, epsilon: float) -> None:
+        """RMSProp, in place: ``ms = decay ms + (1 - decay) g**2``, ``u = g / (sqrt(ms) + epsilon)``; with
+        ``velocities`` (one per variable, for momentum) ``vel = momentum vel + u`` and ``var -= lr vel``, else
+        ``var -= lr u``."""
+
+    def sgd_update(self, variables: Sequence[Variable], grads: Sequence[Tensor], velocities: Sequence[Variable],
+                   learning_rate: float, momentum: float) -> None:
+        """SGD, in place: ``var -= lr g``; with ``velocities`` (one per variable, for momentum) ``vel = momentum
+        vel + g`` and ``var -= lr vel``."""

@@ -82,6 +82,11 @@ class TorchBackend(Backend):
             variable.copy_(torch.as_tensor(value))
         variable.grad = None
 
+    def layout_of(self, variable: torch.Tensor) -> str:
+        if variable.dim() == 2 and not variable.is_contiguous() and variable.t().is_contiguous():
+            return "column_major"
+        return "row_major"
+
     def variable_version(self, variable: torch.Tensor) -> int:
         return variable._version  # torch's write counter: every in-place op on the tensor (or a view) bumps it
 

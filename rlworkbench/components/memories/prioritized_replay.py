@@ -30,9 +30,10 @@ class PrioritizedReplay(ReplayMemory):
     """Replay that samples record ``i`` with probability ``P(i) = p_i^alpha / Σ_k p_k^alpha``.
 
     ``{"type": "prioritized_replay", "capacity": 10000, "alpha": 0.6, "beta": 0.4}``. The powered priorities
-    ``p^alpha`` live in a sum tree (sampling by prefix sums) and a min tree (the largest importance weight), two
-    :class:`SegmentTree` sub-components with ``capacity`` rounded up to a power of two. New records get the
-    largest priority given so far (1 at first). ``get_records`` returns ``(records, indices, weights)`` with
+    ``p^alpha`` live in a sum tree (a :class:`SegmentTree` sub-component with ``capacity`` rounded up to a power
+    of two): sampling by prefix sums, and the smallest stored priority (the largest importance weight) read off
+    its filled leaves when sampling — no second tree to keep up to date on every insert and priority update. New
+    records get the largest priority given so far (1 at first). ``get_records`` returns ``(records, indices, weights)`` with
     importance weights ``w_i = (N·P(i))^-beta / max_k (N·P(k))^-beta``, ``k`` over the stored records, so in (0, 1].
     Sampling needs stored records (an empty memory gives slot 0 with an infinite weight).
 
@@ -49,8 +50,7 @@ class PrioritizedReplay(ReplayMemory):
         self.alpha, self.beta = float(alpha), float(beta)
         leaves = 1 << (self.capacity - 1).bit_length()
         self.sum_tree = SegmentTree(leaves, "sum", name="sum_tree")
-        self.min_tree = SegmentTree(leaves, "min", name="min_tree")
-        self.add_components(self.sum_tree, self.min_tree)
+        self.add_components(self.sum_tree)
 
     def create_variables(self, input_spaces: dict[str, Space]) -> None:
         super().create_variables(input_spaces)
@@ -59,22 +59,18 @@ class PrioritizedReplay(ReplayMemory):
     @api
     def insert_records(self, records: Any) -> None:
         """Appends a batch of records with the largest priority so far, overwriting the oldest when full."""
-        slots, powered = self._insert_with_max_priority(records)
-        self.sum_tree.update(slots, powered)
-        self.min_tree.update(slots, powered)
+        self.sum_tree.update(*self._insert_with_max_priority(records))
 
     @api
     def get_records(self, num_records: Any) -> Any:
         """``(records, indices, importance_weights)`` of ``num_records`` records sampled by priority."""
         indices = self.sum_tree.find_prefix_sum(self._prefix_sums(num_records, self.sum_tree.reduce()))
-        return self._weighted_records(indices, self.sum_tree.get(indices), self.min_tree.reduce())
+        return self._weighted_records(indices, self.sum_tree.get(indices), self.sum_tree.minimum(self.get_size()))
 
     @api(must_be_complete=False)
     def update_records(self, indices: Any, priorities: Any) -> None:
         """Sets the priorities of the records at ``indices`` (as returned by ``get_records``)."""
-        powered = self._track_max_priority(priorities)
-        self.sum_tree.update(indices, powered)
-        self.min_tree.update(indices, powered)
+        self.sum_tree.update(indices, self._track_max_priority(priorities))
 
     @graph_fn(returns=2, output_spaces=_slots_and_priorities)  # declared: slots in [0, capacity)
     def _insert_with_max_priority(self, records: Any) -> tuple[Any, Any]:

@@ -33,12 +33,5 @@ class Adam(Optimizer):
         self.second_moments = self.slot("v")
 
     def apply_gradients(self, grads: list[Any], step: Any) -> None:
-        correction1 = 1.0 - self.beta1 ** step
-        correction2 = 1.0 - self.beta2 ** step
-        for variable, grad, m, v in zip(self.variable_list, grads, self.first_moments, self.second_moments):
-            new_m = self.beta1 * m + (1.0 - self.beta1) * grad
-            new_v = self.beta2 * v + (1.0 - self.beta2) * self.ops.square(grad)
-            self.ops.assign(m, new_m)
-            self.ops.assign(v, new_v)
-            denominator = self.ops.sqrt(new_v / correction2) + self.epsilon
-            self.ops.assign_sub(variable, self.learning_rate * (new_m / correction1) / denominator)
+        self.ops.adam_update(self.variable_list, grads, self.first_moments, self.second_moments, step,
+                             self.learning_rate, self.beta1, self.beta2, self.epsilon)

@@ -84,12 +84,13 @@ class Optimizer(Component):
         """Creates the update rule's state with :meth:`slot` (none by default)."""
 
     def slot(self, slot_name: str) -> list[Any]:
-        """One zero-initialised, non-trainable variable per optimised variable (same shape and dtype)."""
+        """One zero-initialised, non-trainable variable per optimised variable (same shape, dtype and storage
+        layout: the update rules run on fused kernels that walk a variable and its slots as raw memory)."""
         slots = []
         for name, variable in self.variables_to_optimize.items():
             value = self.backend.read(variable)
             slots.append(self.create_variable(f"{slot_name}/{name}", value.shape, dtype=value.dtype.name,
-                                              trainable=False))
+                                              trainable=False, layout=self.backend.layout_of(variable)))
         return slots
 
     @api

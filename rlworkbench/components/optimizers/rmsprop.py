@@ -34,11 +34,5 @@ class RMSProp(Optimizer):
         self.velocities = self.slot("momentum") if self.momentum else []
 
     def apply_gradients(self, grads: list[Any], step: Any) -> None:
-        for index, (variable, grad, ms) in enumerate(zip(self.variable_list, grads, self.mean_squares)):
-            new_ms = self.decay * ms + (1.0 - self.decay) * self.ops.square(grad)
-            self.ops.assign(ms, new_ms)
-            update = grad / (self.ops.sqrt(new_ms) + self.epsilon)
-            if self.velocities:
-                update = self.momentum * self.velocities[index] + update
-                self.ops.assign(self.velocities[index], update)
-            self.ops.assign_sub(variable, self.learning_rate * update)
+        self.ops.rmsprop_update(self.variable_list, grads, self.mean_squares, self.velocities, self.learning_rate,
+                                self.decay, self.momentum, self.epsilon)

@@ -28,9 +28,4 @@ class SGD(Optimizer):
         self.velocities = self.slot("momentum") if self.momentum else []
 
     def apply_gradients(self, grads: list[Any], step: Any) -> None:
-        for index, (variable, grad) in enumerate(zip(self.variable_list, grads)):
-            step_direction = grad
-            if self.velocities:
-                step_direction = self.momentum * self.velocities[index] + grad
-                self.ops.assign(self.velocities[index], step_direction)
-            self.ops.assign_sub(variable, self.learning_rate * step_direction)
+        self.ops.sgd_update(self.variable_list, grads, self.velocities, self.learning_rate, self.momentum)

@@ -45,6 +45,8 @@ class ActionAdapter(Component):
 
     def create_variables(self, input_spaces: dict[str, Space]) -> None:
         self.extra_ranks = input_spaces["inputs"].num_extra_ranks
+        self.target_shape = tuple(self.parameter_shape())  # worked out once, not on every call
+        self.flat_already = self.target_shape == (self.units(),)  # a vector of the Dense's outputs: no reshape
 
     @api
     def get_parameters(self, inputs: Any) -> Any:
@@ -60,4 +62,6 @@ class ActionAdapter(Component):
 
     def reshaped(self, x: Any) -> Any:
         """``(..., flat)`` → ``(..., *parameter_shape())``, batch/time dims kept."""
-        return self.ops.reshape(x, self.ops.leading_dims(x, self.extra_ranks) + self.parameter_shape())
+        if self.flat_already:  # the Dense's outputs are the parameters as they are
+            return x
+        return self.ops.reshape(x, self.ops.leading_dims(x, self.extra_ranks) + self.target_shape)

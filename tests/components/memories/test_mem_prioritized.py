@@ -30,11 +30,22 @@ def memory(backend, fresh) -> ComponentTest:
     return fresh(backend, "prioritized", lambda: PrioritizedReplay(CAPACITY, alpha=ALPHA, beta=BETA), SPACES)
 
 
-def leaves(test: ComponentTest) -> tuple[np.ndarray, np.ndarray]:
-    """The leaves of the sum and min trees."""
+def leaves(test: ComponentTest) -> np.ndarray:
+    """The leaves of the sum tree, after checking every inner node is the sum of its two children."""
     weights = test.variable_values()
     prefix = "memory/" if "memory/sum_tree/tree" in weights else ""
-    return weights[f"{prefix}sum_tree/tree"][LEAVES:], weights[f"{prefix}min_tree/tree"][LEAVES:]
+    tree = weights[f"{prefix}sum_tree/tree"]
+    assert tree.dtype == np.float64
+    inner = np.arange(1, LEAVES)
+    np.testing.assert_allclose(tree[inner], tree[2 * inner] + tree[2 * inner + 1], rtol=1e-12, atol=1e-12)
+    return tree[LEAVES:]
+
+
+def smallest_priority(test: ComponentTest) -> float:
+    """The smallest stored powered priority, as sampling reads it (the sum tree's ``minimum`` of the stored)."""
+    component = test.component if isinstance(test.component, PrioritizedReplay) else test.component.find("memory")
+    size = test.executor.call(component, "get_size")
+    return float(test.executor.call(component.sum_tree, "minimum", size))
 
 
 def reference_weights(powered: np.ndarray, size: int, indices: np.ndarray) -> np.ndarray:
@@ -46,19 +57,18 @@ def reference_weights(powered: np.ndarray, size: int, indices: np.ndarray) -> np
 
 def test_new_records_get_the_largest_priority_so_far(memory):
     memory.test(("insert_records", batch([0, 1, 2])))
-    sums, mins = leaves(memory)
-    np.testing.assert_allclose(sums, [1, 1, 1, 0, 0, 0, 0, 0])
-    np.testing.assert_allclose(mins, [1, 1, 1, np.inf, np.inf, np.inf, np.inf, np.inf])
+    np.testing.assert_allclose(leaves(memory), [1, 1, 1, 0, 0, 0, 0, 0])
+    assert smallest_priority(memory) == 1.0  # the empty leaves (0) are not stored records
     memory.test(("update_records", [np.array([0, 2]), np.array([0.3, 4.0], np.float32)]))
     assert memory.variable_values("max_priority") == 4.0
     memory.test(("update_records", [np.array([1]), np.array([2.0], np.float32)]))  # below the max: max stays
     memory.test(("insert_records", batch([3, 4, 5, 6])))  # 7 into 6 slots: id 6 overwrites slot 0 (was 0.3)
     assert memory.variable_values("records/id")[0] == 6
-    sums, mins = leaves(memory)
+    sums = leaves(memory)
     expected = np.array([4.0, 2.0, 4.0, 4.0, 4.0, 4.0]) ** ALPHA
     np.testing.assert_allclose(sums[:CAPACITY], expected, rtol=1e-6)
-    np.testing.assert_allclose(mins[:CAPACITY], expected, rtol=1e-6)
-    assert np.all(sums[CAPACITY:] == 0) and np.all(mins[CAPACITY:] == np.inf)
+    assert smallest_priority(memory) == pytest.approx(expected.min(), rel=1e-6)
+    assert np.all(sums[CAPACITY:] == 0)
     np.testing.assert_allclose(memory.variable_values("sum_tree/tree")[1], expected.sum(), rtol=1e-6)
     assert memory.test("get_size") == CAPACITY
 
@@ -104,9 +114,9 @@ def test_update_then_get_in_one_fused_call_sees_the_new_priorities(memory):
 def test_repeated_indices_in_an_update_take_the_last_priority(memory):
     memory.test(("insert_records", batch(range(3))))
     memory.test(("update_records", [np.array([1, 1, 0, 1]), np.array([3.0, 0.4, 2.0, 0.8], np.float32)]))
-    sums, mins = leaves(memory)
+    sums = leaves(memory)
     np.testing.assert_allclose(sums[:3], np.array([2.0, 0.8, 1.0]) ** ALPHA, rtol=1e-6)
-    assert mins[:3].min() == pytest.approx(0.8 ** ALPHA)
+    assert smallest_priority(memory) == pytest.approx(0.8 ** ALPHA)
     assert memory.variable_values("max_priority") == 3.0  # the max of all given priorities
 
 
@@ -170,10 +180,9 @@ def test_priorities_computed_from_sampled_records_go_back_in_the_same_call(backe
     test.test(("observe", records))
     indices, weights = test.test(("learn", 12))
     np.testing.assert_allclose(weights, np.ones(12))  # sampled before the update: all priorities were 1
-    sums, mins = leaves(test)  # scoped below the learner: "memory/sum_tree/tree"
+    sums = leaves(test)  # scoped below the learner: "memory/sum_tree/tree"
     priorities = np.abs(records["obs"][0][indices, 0]) + 0.5
     expected = np.ones(5)
     expected[indices] = priorities ** ALPHA
     np.testing.assert_allclose(sums[:5], expected, rtol=1e-6)
-    np.testing.assert_allclose(mins[:5], expected, rtol=1e-6)
     assert test.variable_values("memory/max_priority") == pytest.approx(max(1.0, priorities.max()))

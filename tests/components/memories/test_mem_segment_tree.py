@@ -131,3 +131,24 @@ def test_prefix_sum_search_on_a_min_tree_is_a_config_error(backend):
         ComponentTest(SegmentTree(8, "min", name="mins"), {"prefix_sums": FloatBox(add_batch_rank=True)},
                       backend=backend, api_methods=["find_prefix_sum"])
     assert info.value.component == "mins" and info.value.argument == "reduction"
+
+
+def test_a_sum_tree_stays_exact_over_many_updates_and_knows_its_smallest_stored_leaf(backend):
+    """Sums are updated by adding the leaves' changes to all ancestors at once (float64): after thousands of
+    random updates every inner node still equals the sum of its children."""
+    test = ComponentTest(SegmentTree(CAPACITY, "sum"), {**SPACES, "count": IntBox()}, backend=backend)
+    rng = np.random.default_rng(1)
+    leaves = np.zeros(CAPACITY)
+    for _ in range(300):
+        indices = rng.integers(0, CAPACITY, 8)
+        values = rng.uniform(0.0, 10.0, 8).astype(np.float32)
+        test.test(("update", [indices, values]))
+        for index, value in zip(indices, values):  # the last of repeated indices wins
+            leaves[index] = value
+    tree = test.variable_values("tree")
+    assert tree.dtype == np.float64
+    inner = np.arange(1, CAPACITY)
+    np.testing.assert_allclose(tree[inner], tree[2 * inner] + tree[2 * inner + 1], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(tree[CAPACITY:], leaves.astype(np.float32), rtol=1e-7)
+    assert test.test(("minimum", 5)) == pytest.approx(leaves.astype(np.float32)[:5].min())
+    assert test.test(("minimum", 0)) == np.inf

@@ -167,13 +167,9 @@ def stop_gradient(x: Tensor) -> Tensor:
     return tf.stop_gradient(x)
 
 
-def global_norm(tensors: Sequence[Tensor]) -> Tensor:
-    return tf.linalg.global_norm(list(tensors))
-
-
 __all__ = [
     "exp", "log", "sqrt", "square", "abs", "sign", "minimum", "maximum", "where", "reduce_max", "reduce_min",
     "reduce_logsumexp", "softmax", "log_softmax", "huber", "stack", "unstack", "gather", "select_by_index",
     "expand_dims", "squeeze", "transpose", "tile", "reverse", "cumsum", "matmul", "zeros", "ones", "fill",
-    "zeros_like", "ones_like", "constant", "arange", "dim", "stop_gradient", "global_norm",
+    "zeros_like", "ones_like", "constant", "arange", "dim", "stop_gradient",
 ]

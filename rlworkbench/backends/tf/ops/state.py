@@ -38,6 +38,13 @@ def scatter_update(variable: tf.Variable, indices: Tensor, updates: Tensor) -> A
     return variable.scatter_nd_update(indices, updates)
 
 
+def scatter_add(variable: tf.Variable, indices: Tensor, updates: Tensor) -> Any:
+    """``variable[indices] += updates`` along axis 0 (rows); repeated indices add up."""
+    indices = tf.reshape(tf.cast(indices, tf.int64), [-1, 1])
+    updates = tf.reshape(tf.cast(updates, variable.dtype), tf.concat([[-1], tf.shape(variable)[1:]], 0))
+    return variable.scatter_nd_add(indices, updates)
+
+
 def read(variable: tf.Variable) -> Tensor:
     """A snapshot of a variable's value that later assignments do not change."""
     return tf.identity(variable.read_value())
@@ -53,4 +60,4 @@ def gradients(loss: Tensor, variables: Sequence[tf.Variable]) -> list[Tensor]:
     return [tf.zeros_like(v) if g is None else tf.convert_to_tensor(g) for v, g in zip(variables, grads)]
 
 
-__all__ = ["assign", "assign_add", "assign_sub", "scatter_update", "read", "gradients"]
+__all__ = ["assign", "assign_add", "assign_sub", "scatter_update", "scatter_add", "read", "gradients"]

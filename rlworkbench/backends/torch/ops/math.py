@@ -84,7 +84,10 @@ def unstack(x: Tensor, axis: int = 0) -> list[Tensor]:
 
 def gather(params: Tensor, indices: Tensor) -> Tensor:
     """Rows of ``params`` (along axis 0) at ``indices`` (any shape)."""
-    return params[indices.long()]
+    indices = indices.long()
+    if indices.dim() == 1:
+        return torch.index_select(params, 0, indices)  # cheaper than advanced indexing
+    return params[indices]
 
 
 def select_by_index(x: Tensor, indices: Tensor) -> Tensor:
@@ -161,13 +164,9 @@ def stop_gradient(x: Tensor) -> Tensor:
     return x.detach()
 
 
-def global_norm(tensors: Sequence[Tensor]) -> Tensor:
-    return torch.sqrt(sum(torch.sum(torch.square(t)) for t in tensors))
-
-
 __all__ = [
     "exp", "log", "sqrt", "square", "abs", "sign", "minimum", "maximum", "where", "reduce_max", "reduce_min",
     "reduce_logsumexp", "softmax", "log_softmax", "huber", "stack", "unstack", "gather", "select_by_index",
     "expand_dims", "squeeze", "transpose", "tile", "reverse", "cumsum", "matmul", "zeros", "ones", "fill",
-    "zeros_like", "ones_like", "constant", "arange", "dim", "stop_gradient", "global_norm",
+    "zeros_like", "ones_like", "constant", "arange", "dim", "stop_gradient",
 ]

@@ -1,4 +1,11 @@
-"""Operations for optimizers: gradient clipping by global norm."""
+"""Operations for optimizers: gradient norms and clipping, and the update rules on PyTorch's multi-tensor kernels.
+
+An update changes the variables and slots in place, all of them in a few kernel calls: Adam on torch's fused
+kernel (``torch._fused_adam_``, what ``torch.optim.Adam(fused=True)`` runs), the others on its ``_foreach`` ops —
+not four or five Python-level operations per variable. A fused kernel walks raw memory, so it gets each variable
+with its slots and gradient in one memory layout (a column-major kernel is handed over transposed, as the
+contiguous tensor it is); a variable whose slots or gradient lie otherwise goes through the ``_foreach`` path.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +14,86 @@ from collections.abc import Sequence
 import torch
 
 Tensor = torch.Tensor
+_FUSED_ADAM = getattr(torch, "_fused_adam_", None)
+
+
+def global_norm(tensors: Sequence[Tensor]) -> Tensor:
+    """``sqrt`` of the sum of the squares of all elements of all ``tensors``."""
+    return torch.linalg.vector_norm(torch.stack(torch._foreach_norm(list(tensors))))
 
 
 def clip_by_global_norm(tensors: Sequence[Tensor], clip_norm: float) -> list[Tensor]:
     """``tensors`` scaled by ``clip_norm / max(global_norm, clip_norm)``: unchanged while their global norm
     (``sqrt`` of the sum of all squares) is at most ``clip_norm``, else scaled down to exactly ``clip_norm``."""
-    norm = torch.sqrt(sum(torch.sum(torch.square(t)) for t in tensors))
-    scale = clip_norm / torch.clamp(norm, min=clip_norm)
-    return [t * scale for t in tensors]
+    scale = clip_norm / torch.clamp(global_norm(tensors), min=clip_norm)
+    return list(torch._foreach_mul(list(tensors), scale))
 
 
-__all__ = ["clip_by_global_norm"]
+def _same_layout(*tensors: Tensor) -> list[Tensor] | None:
+    """The tensors as contiguous tensors of one memory layout (transposed, for column-major matrices), or None."""
+    if all(t.is_contiguous() for t in tensors):
+        return list(tensors)
+    if all(t.dim() == 2 and t.t().is_contiguous() for t in tensors):
+        return [t.t() for t in tensors]
+    return None
+
+
+def adam_update(variables: Sequence[Tensor], grads: Sequence[Tensor], first_moments: Sequence[Tensor],
+                second_moments: Sequence[Tensor], step: Tensor, learning_rate: float, beta1: float, beta2: float,
+                epsilon: float) -> None:
+    """Adam in place: ``m = beta1 m + (1 - beta1) g``, ``v = beta2 v + (1 - beta2) g**2``, ``var -= lr (m / (1 -
+    beta1**step)) / (sqrt(v / (1 - beta2**step)) + epsilon)``; ``step`` (a float scalar) counts from 1."""
+    fused: list[list[Tensor]] = [[], [], [], []]
+    rest: list[list[Tensor]] = [[], [], [], []]
+    for group in zip(variables, grads, first_moments, second_moments):
+        same = _same_layout(*group) if _FUSED_ADAM is not None else None
+        for bucket, tensor in zip(fused if same is not None else rest, same or group):
+            bucket.append(tensor)
+    with torch.no_grad():
+        if fused[0]:
+            _FUSED_ADAM(*fused, [], [step] * len(fused[0]), lr=learning_rate, beta1=beta1, beta2=beta2,
+                        weight_decay=0.0, eps=epsilon, amsgrad=False, maximize=False)
+        if rest[0]:
+            params, grads_, exp_avgs, exp_avg_sqs = rest
+            torch._foreach_lerp_(exp_avgs, grads_, 1.0 - beta1)
+            torch._foreach_mul_(exp_avg_sqs, beta2)
+            torch._foreach_addcmul_(exp_avg_sqs, grads_, grads_, 1.0 - beta2)
+            count = float(step)
+            correction1, correction2 = 1.0 - beta1 ** count, 1.0 - beta2 ** count
+            denominators = torch._foreach_sqrt(torch._foreach_div(exp_avg_sqs, correction2))
+            torch._foreach_add_(denominators, epsilon)
+            torch._foreach_addcdiv_(params, exp_avgs, denominators, -learning_rate / correction1)
+
+
+def rmsprop_update(variables: Sequence[Tensor], grads: Sequence[Tensor], mean_squares: Sequence[Tensor],
+                   velocities: Sequence[Tensor], learning_rate: float, decay: float, momentum: float,
+                   epsilon: float) -> None:
+    """RMSProp in place: ``ms = decay ms + (1 - decay) g**2``, ``u = g / (sqrt(ms) + epsilon)``; with
+    ``velocities`` (momentum) ``vel = momentum vel + u`` and ``var -= lr vel``, else ``var -= lr u``."""
+    params, grads_, squares = list(variables), list(grads), list(mean_squares)
+    with torch.no_grad():
+        torch._foreach_mul_(squares, decay)
+        torch._foreach_addcmul_(squares, grads_, grads_, 1.0 - decay)
+        denominators = torch._foreach_sqrt(squares)
+        torch._foreach_add_(denominators, epsilon)
+        updates = torch._foreach_div(grads_, denominators)
+        if velocities:
+            torch._foreach_mul_(list(velocities), momentum)
+            torch._foreach_add_(list(velocities), updates)
+            updates = list(velocities)
+        torch._foreach_add_(params, updates, alpha=-learning_rate)
+
+
+def sgd_update(variables: Sequence[Tensor], grads: Sequence[Tensor], velocities: Sequence[Tensor],
+               learning_rate: float, momentum: float) -> None:
+    """SGD in place: ``var -= lr g``; with ``velocities`` (momentum) ``vel = momentum vel + g``, ``var -= lr vel``."""
+    params, steps = list(variables), list(grads)
+    with torch.no_grad():
+        if velocities:
+            torch._foreach_mul_(list(velocities), momentum)
+            torch._foreach_add_(list(velocities), steps)
+            steps = list(velocities)
+        torch._foreach_add_(params, steps, alpha=-learning_rate)
+
+
+__all__ = ["adam_update", "clip_by_global_norm", "global_norm", "rmsprop_update", "sgd_update"]

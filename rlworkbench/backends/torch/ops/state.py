@@ -15,29 +15,47 @@ Tensor = torch.Tensor
 
 
 def assign(variable: Tensor, value: Any) -> Tensor:
-    with torch.no_grad():
-        variable.copy_(torch.as_tensor(value, dtype=variable.dtype, device=variable.device))
-    return variable
+    value = torch.as_tensor(value, dtype=variable.dtype, device=variable.device)
+    if variable.requires_grad:  # an in-place change of a trainable leaf needs autograd off
+        with torch.no_grad():
+            return variable.copy_(value)
+    return variable.copy_(value)
 
 
 def assign_add(variable: Tensor, value: Any) -> Tensor:
-    with torch.no_grad():
-        variable.add_(torch.as_tensor(value, dtype=variable.dtype, device=variable.device))
-    return variable
+    value = torch.as_tensor(value, dtype=variable.dtype, device=variable.device)
+    if variable.requires_grad:
+        with torch.no_grad():
+            return variable.add_(value)
+    return variable.add_(value)
 
 
 def assign_sub(variable: Tensor, value: Any) -> Tensor:
-    with torch.no_grad():
-        variable.sub_(torch.as_tensor(value, dtype=variable.dtype, device=variable.device))
-    return variable
+    value = torch.as_tensor(value, dtype=variable.dtype, device=variable.device)
+    if variable.requires_grad:
+        with torch.no_grad():
+            return variable.sub_(value)
+    return variable.sub_(value)
 
 
 def scatter_update(variable: Tensor, indices: Tensor, updates: Tensor) -> Tensor:
     """``variable[indices] = updates`` along axis 0 (rows)."""
-    with torch.no_grad():
-        variable.index_copy_(0, indices.long().reshape(-1), updates.to(variable.dtype).reshape(
-            (-1, *variable.shape[1:])))
-    return variable
+    indices = indices.long().reshape(-1)
+    updates = updates.to(variable.dtype).reshape((-1, *variable.shape[1:]))
+    if variable.requires_grad or updates.requires_grad:
+        with torch.no_grad():
+            return variable.index_copy_(0, indices, updates)
+    return variable.index_copy_(0, indices, updates)
+
+
+def scatter_add(variable: Tensor, indices: Tensor, updates: Tensor) -> Tensor:
+    """``variable[indices] += updates`` along axis 0 (rows); repeated indices add up."""
+    indices = indices.long().reshape(-1)
+    updates = updates.to(variable.dtype).reshape((-1, *variable.shape[1:]))
+    if variable.requires_grad or updates.requires_grad:
+        with torch.no_grad():
+            return variable.index_add_(0, indices, updates)
+    return variable.index_add_(0, indices, updates)
 
 
 def read(variable: Tensor) -> Tensor:
@@ -53,4 +71,4 @@ def gradients(loss: Tensor, variables: Sequence[Tensor]) -> list[Tensor]:
     return [torch.zeros_like(v) if g is None else g for v, g in zip(variables, grads)]
 
 
-__all__ = ["assign", "assign_add", "assign_sub", "scatter_update", "read", "gradients"]
+__all__ = ["assign", "assign_add", "assign_sub", "scatter_update", "scatter_add", "read", "gradients"]

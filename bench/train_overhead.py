@@ -1,0 +1,132 @@
+"""Training-step overhead: a whole DQN training loop through rlworkbench against the same loop written by hand.
+
+Run ``python -m bench.train_overhead [--repeats N] [--round-steps N] [--backends torch tf] [--out PATH.csv]``.
+
+Both contenders train on CartPole-v1 x 4 (``SyncVectorEnv``, same-step autoreset) with one set of settings
+(:class:`bench.hand_dqn.Settings`): a 4-256-256-2 Q-network, batch 64, one update per 4 env steps from 1,000 on,
+a hard target sync every 100 updates, 1-step double-Q targets with a Huber loss, Adam with gradient-norm clipping,
+epsilon-greedy acting. Ours is a :class:`~rlworkbench.execution.Worker` running the DQN agent made from that
+config (``progress=False``); the baseline is :class:`bench.hand_dqn.HandDQN`, plain PyTorch and NumPy in
+CleanRL's style. Cases:
+
+- ``loop``: env steps/s of the whole loop (act, step, store, update, sync), uniform replay;
+- ``loop_prioritized``: the same with prioritized replay (ours: the PrioritizedReplay component; the baseline: a
+  NumPy sum/min tree);
+- ``update``: samples/s through one update on a fixed batch of 64 (ours: ``agent.update(batch)``; the baseline:
+  forward, loss, ``backward()``, clipping, ``opt.step()``).
+
+Each case warms both up (filling the memory past ``learning_starts``), then times rounds interleaved (A,B / B,A
+/ …), one thread; after the loop cases both must have made the same number of updates. Figures are medians
+over rounds; ``ratio`` = ours / baseline (targets: >= 0.90 for the loops, >= 0.95 for the update). With
+``--backends torch tf`` the TensorFlow agent is measured against the same PyTorch baseline.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from bench import common
+from bench.hand_dqn import HandDQN, Settings
+
+ENV_ID = "CartPole-v1"
+NUM_ENVS = 4
+SEED = 0
+TARGETS = {"loop": 0.90, "loop_prioritized": 0.90, "update": 0.95}
+
+
+def make_env() -> Any:
+    from rlworkbench.execution import make_vector_env
+
+    return make_vector_env(ENV_ID, num_envs=NUM_ENVS, seed=SEED)
+
+
+def our_worker(settings: Settings, backend: str) -> Any:
+    from rlworkbench.agents import Agent
+    from rlworkbench.execution import Worker
+
+    env = make_env()
+    agent = Agent.from_env(env, settings.config(), backend=backend, seed=SEED).build()
+    return Worker(agent, env, progress=False, log_every=10**12)
+
+
+def steps_per_s(run: Callable[[int], None], steps: int) -> Callable[[], float]:
+    def timed() -> float:
+        start = time.perf_counter_ns()
+        run(steps)
+        return steps / ((time.perf_counter_ns() - start) / 1e9)
+    return timed
+
+
+def loop_case(settings: Settings, backend: str, rounds: int, round_steps: int) -> dict[str, list[float]]:
+    worker, hand = our_worker(settings, backend), HandDQN(make_env(), settings, seed=SEED)
+    warmup = settings.learning_starts + 5 * round_steps // 10
+    worker.run(timesteps=warmup)
+    hand.run(warmup)
+    samples = common.interleaved({"ours": steps_per_s(lambda n: worker.run(timesteps=n), round_steps),
+                                  "baseline": steps_per_s(hand.run, round_steps)}, rounds)
+    assert worker.timesteps == hand.timesteps, (worker.timesteps, hand.timesteps)
+    assert worker.agent.updates == hand.updates, f"updates differ: ours {worker.agent.updates}, hand {hand.updates}"
+    return samples
+
+
+def update_case(settings: Settings, backend: str, rounds: int, round_s: float) -> dict[str, list[float]]:
+    worker, hand = our_worker(settings, backend), HandDQN(make_env(), settings, seed=SEED)
+    hand.run(settings.learning_starts + 200)
+    states, actions, rewards, terminals, next_states, _, _ = hand.sample()
+    batch = {"states": states, "actions": actions, "rewards": rewards, "terminals": terminals.astype(bool),
+             "next_states": next_states}
+    agent = worker.agent
+    contenders, _ = common.per_call_us({"ours": (agent.update, (batch,)),
+                                        "baseline": (hand.update, (states, actions, rewards, terminals,
+                                                                   next_states))}, round_s, shared=True)
+    samples = common.interleaved(contenders, rounds)
+    return {name: [settings.batch_size / (us / 1e6) for us in values] for name, values in samples.items()}
+
+
+def run(repeats: int, round_steps: int, backends: list[str]) -> list[dict[str, Any]]:
+    rows = []
+    for backend in backends:
+        cases = {"loop": (loop_case, Settings(), round_steps),
+                 "loop_prioritized": (loop_case, Settings(prioritized=True), round_steps),
+                 "update": (update_case, Settings(), 0.5)}
+        for case, (measure, settings, size) in cases.items():
+            samples = measure(settings, backend, repeats, size)
+            ours, theirs = common.median(samples["ours"]), common.median(samples["baseline"])
+            unit = "samples_per_s" if case == "update" else "env_steps_per_s"
+            rows.append({"benchmark": "train_overhead", "case": case, "backend": backend, "unit": unit,
+                         "ours_median": ours, "baseline_median": theirs, "ratio": ours / theirs,
+                         "paired_ratio": common.paired_ratio(samples["ours"], samples["baseline"]),
+                         "ours_min": float(np.min(samples["ours"])), "ours_max": float(np.max(samples["ours"])),
+                         "repeats": repeats, "target": f"ratio >= {TARGETS[case]:g}",
+                         "meets_target": ours / theirs >= TARGETS[case]})
+    return rows
+
+
+def main(argv: list[str] | None = None):
+    parser = common.arg_parser(__doc__.splitlines()[0], "train_overhead.csv", 7, "measurement rounds per case")
+    parser.add_argument("--round-steps", type=int, default=2000, help="env steps per round and contender (loops)")
+    parser.add_argument("--backends", nargs="+", default=["torch"], choices=["torch", "tf"])
+    args = parser.parse_args(argv)
+    tensorflow = "tf" in args.backends
+    if tensorflow:
+        import os
+
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+        common.pin_tf_threads(args.threads)
+    with common.torch_threads(args.threads):
+        frame = common.results_frame(run(args.repeats, args.round_steps, args.backends), tensorflow=tensorflow)
+    path = common.write_csv(frame, args.out)
+    if not args.quiet:
+        common.print_table("Training-step overhead: rlworkbench DQN vs the same loop by hand in PyTorch (medians; "
+                           "ratio = ours / hand)", frame,
+                           ["case", "backend", "unit", "ours_median", "baseline_median", "ratio", "paired_ratio",
+                            "target", "meets_target"], path)
+    return frame
+
+
+if __name__ == "__main__":
+    main()
