@@ -32,10 +32,11 @@ class PrioritizedReplay(ReplayMemory):
     ``{"type": "prioritized_replay", "capacity": 10000, "alpha": 0.6, "beta": 0.4}``. The powered priorities
     ``p^alpha`` live in a sum tree (a :class:`SegmentTree` sub-component with ``capacity`` rounded up to a power
     of two): sampling by prefix sums, and the smallest stored priority (the largest importance weight) read off
-    its filled leaves when sampling — no second tree to keep up to date on every insert and priority update. New
-    records get the largest priority given so far (1 at first). ``get_records`` returns ``(records, indices, weights)`` with
-    importance weights ``w_i = (N·P(i))^-beta / max_k (N·P(k))^-beta``, ``k`` over the stored records, so in (0, 1].
-    Sampling needs stored records (an empty memory gives slot 0 with an infinite weight).
+    its filled leaves when sampling — no second tree to keep up to date on every insert and priority update.
+    New records get the largest priority given so far (1 at first). ``get_records`` returns ``(records,
+    indices, weights)`` with importance weights ``w_i = (N·P(i))^-beta / max_k (N·P(k))^-beta``, ``k`` over the
+    stored records, so in (0, 1]. Sampling needs stored records (an empty memory gives slot 0 with an infinite
+    weight).
 
     Inputs: ``records`` a box or Dict/Tuple of boxes with a batch rank; ``num_records`` an int scalar;
     ``indices`` (IntBox) and ``priorities`` (FloatBox, > 0, e.g. ``|TD error| + ε``) with a batch rank.
