@@ -78,6 +78,9 @@ class Ops(Protocol):
     def argmax(self, x: Tensor, axis: int = -1) -> Tensor:
         """Int64 index of the largest entry along ``axis`` (which is removed)."""
 
+    def argsort(self, x: Tensor, axis: int = -1) -> Tensor:
+        """Int64 indices that sort ``x`` ascending along ``axis``; stable (equal entries keep their order)."""
+
     def reduce_sum(self, x: Tensor, axis: int | None = None) -> Tensor:
         """Sum over ``axis`` (removed), or of all entries when ``axis`` is ``None``."""
 
@@ -163,6 +166,10 @@ class Ops(Protocol):
 
     def cumsum(self, x: Tensor, axis: int, reverse: bool = False) -> Tensor:
         """Inclusive cumulative sum along ``axis``; from the end backwards if ``reverse``."""
+
+    def searchsorted(self, sorted_sequence: Tensor, values: Tensor) -> Tensor:
+        """Int64 index of the first entry of ``sorted_sequence`` (ascending along its last axis) greater than each
+        of ``values`` (searching the row of the same leading indices when both have more than one axis)."""
 
     def matmul(self, a: Tensor, b: Tensor) -> Tensor:
         """Matrix product ``a @ b`` (batched over leading axes)."""

@@ -55,6 +55,8 @@ class EpsilonGreedy(Component):
         self.extra_ranks = next(iter(given.values())).num_extra_ranks
         self.bounds = {key: Bounds(leaf.low, leaf.high, self.path) for key, leaf in self.leaves.items()
                        if isinstance(leaf, FloatBox)}
+        self.categories = {key: (int(leaf.low), int(leaf.high), leaf.dtype.name) for key, leaf in self.leaves.items()
+                           if isinstance(leaf, IntBox)}  # worked out once, not on every call
         self.rng = self.create_random_generator()
 
     @api
@@ -70,7 +72,7 @@ class EpsilonGreedy(Component):
         chosen = {}
         for key, greedy in flat.items():
             leaf = self.leaves[key]
-            mask = self.ops.reshape(explore, leading + (1,) * leaf.rank)
+            mask = self.ops.reshape(explore, leading + (1,) * leaf.rank) if leaf.rank else explore
             chosen[key] = self.ops.where(mask, self._random(key, leaf, leading + leaf.shape), greedy)
         return chosen if isinstance(greedy_actions, dict) else chosen[""]
 
@@ -78,6 +80,6 @@ class EpsilonGreedy(Component):
         if isinstance(leaf, BoolBox):
             return self.ops.random_uniform(self.rng, shape) < 0.5
         if isinstance(leaf, IntBox):
-            ints = self.ops.random_integers(self.rng, shape, int(leaf.low), int(leaf.high))
-            return self.ops.cast(ints, leaf.dtype.name)
+            low, high, dtype = self.categories[key]
+            return self.ops.cast(self.ops.random_integers(self.rng, shape, low, high), dtype)
         return self.bounds[key].scale(self.ops, self.ops.random_uniform(self.rng, shape))

@@ -58,6 +58,7 @@ class SegmentTree(Component):
                               expected=sorted(_NEUTRAL), got=repr(reduction))
         self.capacity, self.reduction = capacity, reduction
         self.depth = capacity.bit_length() - 1
+        self.block = 1 << (self.depth + 1) // 2  # leaves per block of the prefix-sum search (about sqrt(capacity))
 
     def create_variables(self, input_spaces: dict[str, Space]) -> None:
         self.dtype = "float64" if self.reduction == "sum" else "float32"
@@ -70,30 +71,31 @@ class SegmentTree(Component):
     def update(self, indices: Any, values: Any) -> None:
         """Sets the leaves at ``indices`` to ``values``; with repeated indices the last value wins."""
         ops = self.ops
+        values = ops.cast(values, self.dtype)
         nodes = ops.cast(indices, "int64") + self.capacity
-        values, last = self._last_values(nodes, ops.cast(values, self.dtype))
+        # a repeated index counts once, at its last occurrence: the others write to node 0, which no node uses
+        nodes = ops.where(self._last_occurrences(nodes), nodes, ops.zeros_like(nodes))
         ancestors = ops.expand_dims(nodes, 1) // ops.constant(self.powers, "int64")  # (n, depth): all at once
-        if self.reduction == "sum":  # every ancestor changes by its leaves' changes (a repeat's change once)
-            changes = ops.where(last, values - ops.gather(self.tree, nodes), ops.zeros_like(values))
+        if self.reduction == "sum":  # every ancestor changes by the changes of the leaves below it
+            changes = values - ops.gather(self.tree, nodes)
             everywhere = ops.concat([ops.expand_dims(nodes, 1), ancestors], 1)
             ops.scatter_add(self.tree, ops.reshape(everywhere, (-1,)),
                             ops.reshape(ops.tile(ops.expand_dims(changes, 1), (1, self.depth + 1)), (-1,)))
-            return
-        ops.scatter_update(self.tree, nodes, values)
-        for level in range(self.depth):  # parents after children; repeated parents get the same value
-            parents = ancestors[:, level]
-            children = ops.gather(ops.reshape(self.tree, (-1, 2)), parents)  # read anew: the level below changed
-            ops.scatter_update(self.tree, parents, ops.reduce_min(children, -1))
+        else:
+            ops.scatter_update(self.tree, nodes, values)
+            for level in range(self.depth):  # parents after children
+                parents = ancestors[:, level]
+                children = ops.gather(ops.reshape(self.tree, (-1, 2)), parents)  # read anew: the level below changed
+                ops.scatter_update(self.tree, parents, ops.reduce_min(children, -1))
+        ops.scatter_update(self.tree, ops.zeros_like(nodes[:1]), ops.fill((1,), _NEUTRAL[self.reduction], self.dtype))
 
-    def _last_values(self, nodes: Any, values: Any) -> tuple[Any, Any]:
-        """``(values, last)``: ``values`` where every repeat of a node takes the value of its last occurrence (so a
-        scatter writes the same thing on every backend: scatters with repeated indices have no defined order),
-        and whether each position is its node's last occurrence."""
+    def _last_occurrences(self, nodes: Any) -> Any:
+        """Per position, whether no later position has the same node (a stable sort: O(n log n), any n)."""
         ops = self.ops
-        positions = ops.arange(ops.dim(nodes, 0))
-        same = ops.expand_dims(nodes, 1) == ops.expand_dims(nodes, 0)
-        last_position = ops.reduce_max(ops.where(same, ops.expand_dims(positions, 0), -1), axis=1)
-        return ops.gather(values, last_position), positions == last_position
+        order = ops.argsort(nodes)
+        ordered = ops.gather(nodes, order)
+        later_repeat = ops.concat([ordered[1:] == ordered[:-1], ops.zeros_like(ordered[:1]) > 0], 0)
+        return ops.gather(~later_repeat, ops.argsort(order))  # back from sorted order to the given one
 
     @api(must_be_complete=False)
     @graph_fn(output_spaces=_values_space)  # declared: a build must not gather at sampled, out-of-range indices
@@ -113,26 +115,30 @@ class SegmentTree(Component):
         """The smallest of the first ``count`` leaves (a float32 scalar; the neutral value for none): for a sum
         tree of a memory filled from slot 0, its smallest stored priority."""
         ops = self.ops
-        leaves = self.tree[self.capacity:]
-        stored = ops.arange(self.capacity) < ops.cast(count, "int64")
-        return ops.cast(ops.reduce_min(ops.where(stored, leaves, ops.fill((self.capacity,), float("inf"),
-                                                                            self.dtype))), "float32")
+        stored = self.tree[self.capacity:self.capacity + ops.cast(count, "int64")]
+        none = ops.fill((1,), float("inf"), self.dtype)
+        return ops.cast(ops.reduce_min(ops.concat([stored, none], 0)), "float32")
 
     @api(must_be_complete=False)
     @graph_fn(output_spaces=_indices_space)  # declared: leaf numbers in [0, capacity); a sum tree only
     def find_prefix_sum(self, prefix_sums: Any) -> Any:
-        """Per ``u``, the leaf ``j`` with ``sum(leaves[:j]) <= u < sum(leaves[:j+1])`` (sum trees only).
+        """Per ``u``, the leaf ``j`` with ``sum(leaves[:j]) <= u < sum(leaves[:j+1])`` (sum trees only): never an
+        empty leaf unless the whole tree is empty (then 0).
 
-        Descends from the root; goes right when ``u`` reaches past the left subtree (subtracting its sum) and
-        the right subtree is not empty. So an empty leaf is never found unless the whole tree is empty (then 0)."""
+        Two steps of a blocked search instead of a descent through every level: the leaves form blocks of about
+        ``sqrt(capacity)``, whose sums are a level of the tree; a cumulative sum over those finds each ``u``'s
+        block, a cumulative sum over that block's leaves its leaf (a handful of vectorised ops, whatever the
+        depth)."""
         ops = self.ops
-        remaining = ops.cast(prefix_sums, self.dtype)
-        node = ops.cast(ops.ones_like(remaining), "int64")
-        pairs = ops.reshape(self.tree, (-1, 2))  # row i: the sums of node i's two subtrees
-        for _ in range(self.depth):
-            children = ops.gather(pairs, node)
-            left_sum = children[:, 0]
-            right = (remaining >= left_sum) & (children[:, 1] > 0)
-            remaining = remaining - ops.where(right, left_sum, ops.zeros_like(left_sum))
-            node = 2 * node + ops.cast(right, "int64")
-        return node - self.capacity
+        count, size = self.capacity // self.block, self.block
+        block_sums = self.tree[count:2 * count]  # the tree level with one node per block
+        ends = ops.cumsum(block_sums, 0)
+        below = 1.0 - 1e-12  # u stays below the total it was drawn from, whatever the rounding
+        u = ops.minimum(ops.cast(prefix_sums, self.dtype), ends[-1] * below)
+        block = ops.minimum(ops.searchsorted(ends, u), count - 1)  # the first block that ends past u
+        u = u - (ops.gather(ends, block) - ops.gather(block_sums, block))
+        leaf_ends = ops.cumsum(ops.gather(ops.reshape(self.tree[self.capacity:], (count, size)), block), 1)
+        u = ops.minimum(u, leaf_ends[:, -1] * below)
+        inside = ops.minimum(ops.reshape(ops.searchsorted(leaf_ends, ops.expand_dims(u, 1)), (-1,)), size - 1)
+        leaf = block * size + inside
+        return ops.where(ends[-1] > 0, leaf, ops.zeros_like(leaf))

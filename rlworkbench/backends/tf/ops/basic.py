@@ -74,6 +74,10 @@ def argmax(x: Tensor, axis: int = -1) -> Tensor:
     return tf.argmax(x, axis=axis, output_type=tf.int64)
 
 
+def argsort(x: Tensor, axis: int = -1) -> Tensor:
+    return tf.cast(tf.argsort(x, axis=axis, stable=True), tf.int64)
+
+
 def reduce_sum(x: Tensor, axis: int | None = None) -> Tensor:
     return tf.reduce_sum(x, axis=axis)
 
@@ -88,5 +92,5 @@ def identity(x: Any) -> Any:
 
 __all__ = [
     "dense", "ACTIVATIONS", "activation", "clip", "multiply", "reshape", "leading_dims", "one_hot", "concat", "cast",
-    "argmax", "reduce_sum", "reduce_mean", "identity",
+    "argmax", "argsort", "reduce_sum", "reduce_mean", "identity",
 ]

@@ -123,6 +123,10 @@ def cumsum(x: Tensor, axis: int, reverse: bool = False) -> Tensor:
     return tf.math.cumsum(x, axis=axis, reverse=reverse)
 
 
+def searchsorted(sorted_sequence: Tensor, values: Tensor) -> Tensor:
+    return tf.searchsorted(sorted_sequence, tf.cast(values, sorted_sequence.dtype), side="right", out_type=tf.int64)
+
+
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     return tf.matmul(a, b)
 
@@ -170,6 +174,7 @@ def stop_gradient(x: Tensor) -> Tensor:
 __all__ = [
     "exp", "log", "sqrt", "square", "abs", "sign", "minimum", "maximum", "where", "reduce_max", "reduce_min",
     "reduce_logsumexp", "softmax", "log_softmax", "huber", "stack", "unstack", "gather", "select_by_index",
-    "expand_dims", "squeeze", "transpose", "tile", "reverse", "cumsum", "matmul", "zeros", "ones", "fill",
+    "expand_dims", "squeeze", "transpose", "tile", "reverse", "cumsum", "searchsorted",
+    "matmul", "zeros", "ones", "fill",
     "zeros_like", "ones_like", "constant", "arange", "dim", "stop_gradient",
 ]

@@ -77,6 +77,10 @@ def argmax(x: Tensor, axis: int = -1) -> Tensor:
     return torch.argmax(x, dim=axis)
 
 
+def argsort(x: Tensor, axis: int = -1) -> Tensor:
+    return torch.argsort(x, dim=axis, stable=True)
+
+
 def reduce_sum(x: Tensor, axis: int | None = None) -> Tensor:
     return torch.sum(x) if axis is None else torch.sum(x, dim=axis)
 
@@ -91,5 +95,5 @@ def identity(x: Any) -> Any:
 
 __all__ = [
     "dense", "ACTIVATIONS", "activation", "clip", "multiply", "reshape", "leading_dims", "one_hot", "concat", "cast",
-    "argmax", "reduce_sum", "reduce_mean", "identity",
+    "argmax", "argsort", "reduce_sum", "reduce_mean", "identity",
 ]

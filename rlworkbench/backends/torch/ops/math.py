@@ -121,6 +121,10 @@ def cumsum(x: Tensor, axis: int, reverse: bool = False) -> Tensor:
     return torch.cumsum(x, dim=axis)
 
 
+def searchsorted(sorted_sequence: Tensor, values: Tensor) -> Tensor:
+    return torch.searchsorted(sorted_sequence, values.to(sorted_sequence.dtype), right=True)
+
+
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     return torch.matmul(a, b)
 
@@ -167,6 +171,7 @@ def stop_gradient(x: Tensor) -> Tensor:
 __all__ = [
     "exp", "log", "sqrt", "square", "abs", "sign", "minimum", "maximum", "where", "reduce_max", "reduce_min",
     "reduce_logsumexp", "softmax", "log_softmax", "huber", "stack", "unstack", "gather", "select_by_index",
-    "expand_dims", "squeeze", "transpose", "tile", "reverse", "cumsum", "matmul", "zeros", "ones", "fill",
+    "expand_dims", "squeeze", "transpose", "tile", "reverse", "cumsum", "searchsorted",
+    "matmul", "zeros", "ones", "fill",
     "zeros_like", "ones_like", "constant", "arange", "dim", "stop_gradient",
 ]

@@ -17,7 +17,7 @@ def _shape(shape: Sequence[Any]) -> tuple[int, ...]:
 
 def random_uniform(generator: torch.Generator, shape: Sequence[Any], low: float = 0.0, high: float = 1.0) -> Tensor:
     u = torch.rand(_shape(shape), generator=generator, device=generator.device)
-    return low + (high - low) * u
+    return u if (low, high) == (0.0, 1.0) else low + (high - low) * u
 
 
 def random_normal(generator: torch.Generator, shape: Sequence[Any], mean: float = 0.0,
@@ -27,6 +27,8 @@ def random_normal(generator: torch.Generator, shape: Sequence[Any], mean: float 
 
 def random_integers(generator: torch.Generator, shape: Sequence[Any], low: int, high: Any) -> Tensor:
     """Uniform ints in ``[low, high)``; ``high`` may be a scalar tensor (e.g. a memory's current size)."""
+    if isinstance(high, int):  # one draw; a tensor bound (known only at run time) takes the float route below
+        return torch.randint(low, high, _shape(shape), generator=generator, device=generator.device)
     u = torch.rand(_shape(shape), generator=generator, device=generator.device, dtype=torch.float64)
     span = torch.as_tensor(high, device=generator.device).double() - low
     return (low + torch.floor(u * span)).long()
