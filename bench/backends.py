@@ -10,9 +10,13 @@ Three tables (one CSV, told apart by the ``benchmark`` column):
   (torch's, copied with ``get_weights``/``set_weights``; outputs checked equal before anything is timed).
   Networks of :mod:`bench.act_overhead`, batches 1 … 1024. ``ratio`` = TF / torch (per-call medians; < 1: TF is
   faster), ``xla_ratio`` = TF-XLA / torch. ``tf_xla_first_call_ms`` is the first call at that batch size: XLA
-  compiles per input shape there (it is not in the medians).
+  compiles per input shape there (it is not in the medians). Targets: a batch-1 call of the CartPole network
+  (nearly all fixed per-call cost) within 100 µs on TF; on the large network at batch >= 256, ``ratio <= 1``.
 - ``backends_build`` — ``rlworkbench.build`` of the cases of :mod:`bench.build_overhead` on each backend (TF:
-  the one build trace + tracing the API method's ``tf.function``); ``ratio`` = TF / torch.
+  the one build trace; API methods are traced at their first call); ``ratio`` = TF / torch.
+- ``backends_agent_build`` — the shipped ``dqn_dueling_per_cartpole`` agent built on each backend, and built plus
+  its first ``get_actions``/``observe``/``update`` calls (where TF traces those API methods). Target: the TF
+  build within 1 s.
 - ``backends_tf_call_path`` — where a TF call's time goes: ``executor.execute`` against calling its
   ``tf.function`` directly with the same NumPy input, against its concrete function (``tf.constant`` in,
   ``.numpy()`` out) and the concrete function on a ready tensor (no conversions). ``ratio`` = execute /
@@ -25,6 +29,8 @@ medians of the same run, ``paired_ratio`` is the median of per-round ratios.
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -39,6 +45,8 @@ NETWORKS = act_overhead.NETWORKS
 BATCHES = (1, 16, 64, 256, 1024)
 CALL_PATH_CASE = "cartpole_dqn 4-64-64-2"
 CALL_PATH_BATCHES = (1, 256)
+CALL_TARGET_US = 100.0
+THROUGHPUT_CASE = "large 64-256-256-18"
 ACT_BACKENDS: dict[str, tuple[str, dict[str, Any] | None]] = {  # contender: (backend, executor options)
     "torch": ("torch", None),
     "tf": ("tf", None),
@@ -85,8 +93,18 @@ def measure_act(case: str, executors: dict[str, Any], batch: int, rounds: int, r
         "xla_ratio": us["tf_xla"] / us["torch"],
         "xla_paired_ratio": common.paired_ratio(samples["tf_xla"], samples["torch"]),
         "tf_xla_first_call_ms": first_xla_ms, "repeats": rounds,
-        **{f"{name}_calls_per_round": counts[name] for name in executors}, **NO_TARGET,
+        **{f"{name}_calls_per_round": counts[name] for name in executors}, **act_target(case, batch, us),
     }
+
+
+def act_target(case: str, batch: int, us: dict[str, float]) -> dict[str, Any]:
+    """The issue's TF targets: a batch-1 call of the smallest network (nearly all fixed per-call cost) within
+    ``CALL_TARGET_US``; on the large network at batch >= 256, TF at least torch's throughput (ratio <= 1)."""
+    if case == CALL_PATH_CASE and batch == 1:
+        return {"target": f"tf_median_us <= {CALL_TARGET_US:.0f}", "meets_target": bool(us["tf"] <= CALL_TARGET_US)}
+    if case == THROUGHPUT_CASE and batch >= 256:
+        return {"target": "ratio <= 1.0", "meets_target": bool(us["tf"] <= us["torch"])}
+    return NO_TARGET
 
 
 def run_act(rounds: int, round_s: float, batches: tuple[int, ...] = BATCHES) -> list[dict[str, Any]]:
@@ -110,6 +128,53 @@ def run_build(repeats: int) -> list[dict[str, Any]]:
             "batch": None, "torch_median_ms": torch_ms, "tf_median_ms": tf_ms, "difference_ms": tf_ms - torch_ms,
             "ratio": tf_ms / torch_ms, "paired_ratio": common.paired_ratio(samples["tf"], samples["torch"]),
             "repeats": repeats, **NO_TARGET,
+        })
+    return rows
+
+
+# ----- a whole agent: build, and build + the first call of each API method a training step uses ------------
+AGENT_CONFIG, AGENT_ENV, AGENT_ENVS = "dqn_dueling_per_cartpole", "CartPole-v1", 4
+AGENT_BUILD_TARGET_MS = 1000.0  # TF agent build (issue: the seed paper's TF1 figure was ~1 s)
+OBSERVE_STEPS = 20  # vector steps observed before the first update: 80 transitions >= batch 64 after 3-step
+
+
+def agent_build_ms(backend: str, ready: bool) -> Callable[[], float]:
+    """A contender: ms to build the shipped dueling-DQN-with-PER agent on ``backend`` (``ready``: and to make
+    the first act, observe and update calls, where TF traces the API methods they use)."""
+    from rlworkbench.agents import Agent
+    from rlworkbench.execution import make_vector_env
+
+    env = make_vector_env(AGENT_ENV, num_envs=AGENT_ENVS, seed=SEED)
+    states, _ = env.reset(seed=SEED)
+    rewards, terminals = np.ones(AGENT_ENVS, np.float32), np.zeros(AGENT_ENVS, bool)
+
+    def ours() -> float:
+        start = time.perf_counter_ns()
+        agent = Agent.from_env(env, AGENT_CONFIG, backend=backend, seed=SEED).build()
+        if ready:
+            for _ in range(OBSERVE_STEPS):
+                agent.observe(states, agent.get_actions(states), rewards, terminals, states)
+            agent.update()
+        return (time.perf_counter_ns() - start) / 1e6
+
+    return ours
+
+
+def run_agent_build(repeats: int) -> list[dict[str, Any]]:
+    rows = []
+    for ready in (False, True):
+        contenders = {backend: agent_build_ms(backend, ready) for backend in ("torch", "tf")}
+        common.interleaved(contenders, 1)  # warm-up: imports, TF's runtime start
+        samples = common.interleaved(contenders, repeats)
+        torch_ms, tf_ms = common.median(samples["torch"]), common.median(samples["tf"])
+        target = {"target": f"tf_median_ms <= {AGENT_BUILD_TARGET_MS:.0f}",
+                  "meets_target": bool(tf_ms <= AGENT_BUILD_TARGET_MS)} if not ready else NO_TARGET
+        rows.append({
+            "benchmark": "backends_agent_build", "case": AGENT_CONFIG + (" + first act/observe/update" if ready
+                                                                        else " build"),
+            "torch_median_ms": torch_ms, "tf_median_ms": tf_ms, "difference_ms": tf_ms - torch_ms,
+            "ratio": tf_ms / torch_ms, "paired_ratio": common.paired_ratio(samples["tf"], samples["torch"]),
+            "repeats": repeats, **target,
         })
     return rows
 
@@ -162,10 +227,14 @@ TABLES = {
                      "(per call, medians; ratio = tf / torch)",
                      ["case", "batch", "torch_median_us", "tf_median_us", "tf_xla_median_us", "torch_samples_per_s",
                       "tf_samples_per_s", "tf_xla_samples_per_s", "ratio", "paired_ratio", "xla_ratio",
-                      "xla_paired_ratio", "tf_xla_first_call_ms"]),
+                      "xla_paired_ratio", "tf_xla_first_call_ms", "target", "meets_target"]),
     "backends_build": ("Build: rlworkbench.build on TF (tracing included) vs torch (medians; ratio = tf / torch)",
                        ["case", "components", "torch_median_ms", "tf_median_ms", "difference_ms", "ratio",
                         "paired_ratio"]),
+    "backends_agent_build": ("Agent build: the shipped dueling DQN with PER on CartPole x 4, TF vs torch "
+                             "(medians; TF traces each API method at its first call)",
+                             ["case", "torch_median_ms", "tf_median_ms", "difference_ms", "ratio", "paired_ratio",
+                              "target", "meets_target"]),
     "backends_tf_call_path": ("TF call path: executor.execute vs its tf.function / concrete function, same graph "
                               "(per call, medians; ratio = execute / tf_function)",
                               ["case", "batch", "execute_median_us", "tf_function_median_us", "concrete_median_us",
@@ -180,6 +249,8 @@ def main(argv: list[str] | None = None):
     parser.description += (" --threads pins TensorFlow's intra- and inter-op pools too (if its runtime has not "
                            "started yet in this process).")
     parser.add_argument("--build-repeats", type=int, default=50, help="timed builds per case (each backend)")
+    parser.add_argument("--agent-repeats", type=int, default=5,
+                        help="timed agent builds per case (each backend)")
     parser.add_argument("--round-ms", type=float, default=3.0,
                         help="work per round and contender, in ms (each contender makes as many calls as fit)")
     parser.add_argument("--batches", type=int, nargs="+", default=list(BATCHES),
@@ -188,7 +259,7 @@ def main(argv: list[str] | None = None):
     common.pin_tf_threads(args.threads)
     with common.torch_threads(args.threads):
         rows = (run_act(args.repeats, args.round_ms / 1e3, tuple(args.batches)) + run_build(args.build_repeats)
-                + run_call_path(args.repeats, args.round_ms / 1e3))
+                + run_agent_build(args.agent_repeats) + run_call_path(args.repeats, args.round_ms / 1e3))
         frame = common.results_frame(rows, tensorflow=True)
     integral = [c for c in frame.columns if c in ("batch", "components") or c.endswith(("_samples_per_s",
                                                                                          "_calls_per_round"))]

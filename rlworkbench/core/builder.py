@@ -55,7 +55,8 @@ def build(root: Component, input_spaces: Mapping[str, Any], backend: str | Backe
     :class:`OutputSpaceOf` for a space another root API method computes).
     ``device_map`` maps component paths below the root (glob patterns, e.g. ``"policy/*"``) to devices. ``seed``
     makes variable initial values reproducible (and equal across backends). ``executor_options`` go to the
-    backend's executor (e.g. ``{"jit_compile": True}`` for XLA on TensorFlow).
+    backend's executor (e.g. ``{"jit_compile": True}`` for XLA on TensorFlow; ``{"trace_at_build": True}`` traces
+    every TF API method during the build instead of at its first call).
     """
     backend = get_backend(backend)
     for component in root.walk():

@@ -115,18 +115,33 @@ class Outer(Component):
         return self.inner.project(x)
 
 
+def first_call_or_build(root, trace_at_build: bool):
+    """Builds ``root``; a graph function the build did not run (declared output spaces) is traced by the first
+    call of its API method, or during the build with ``trace_at_build``."""
+    executor = build(root, {"x": STATES}, backend="tf", executor_options={"trace_at_build": trace_at_build})
+    api_name = next(iter(executor.graph.root_inputs))
+    executor.execute(api_name, STATES.sample(2, seed=0))
+
+
+@pytest.mark.parametrize("trace_at_build", [False, True])
 @pytest.mark.parametrize("declared, graph_fn_name", [(False, "_project"), (True, "_declared")])
-def test_maths_failing_at_trace_time_is_a_build_error(declared, graph_fn_name):
+def test_maths_failing_at_trace_time_is_a_build_error(declared, graph_fn_name, trace_at_build):
     with pytest.raises(BuildError) as info:
-        build(Mismatch(declared, name="mismatch"), {"x": STATES}, backend="tf")
+        first_call_or_build(Mismatch(declared, name="mismatch"), trace_at_build)
     error = info.value
     assert (error.component, error.api_method, error.graph_fn) == ("mismatch", "project", graph_fn_name)
     assert isinstance(error.__cause__, ValueError) and error.graph is not None
     assert graph_fn_name in str(error) and "mismatch" in str(error)
 
 
-def test_a_trace_failure_deep_in_the_graph_names_the_failing_component():
+def test_undeclared_maths_fails_in_the_build_itself():
+    with pytest.raises(BuildError):
+        build(Mismatch(False, name="mismatch"), {"x": STATES}, backend="tf")
+
+
+@pytest.mark.parametrize("trace_at_build", [False, True])
+def test_a_trace_failure_deep_in_the_graph_names_the_failing_component(trace_at_build):
     with pytest.raises(BuildError) as info:
-        build(Outer(), {"x": STATES}, backend="tf")
+        first_call_or_build(Outer(), trace_at_build)
     assert (info.value.component, info.value.api_method, info.value.graph_fn) == ("outer/inner", "project",
                                                                                    "_declared")

@@ -133,11 +133,12 @@ class TFBackend(Backend):
     def make_executor(self, graph: ComponentGraph, **options: Any) -> Executor:
         from rlworkbench.backends.tf.executor import TFExecutor
 
-        unknown = sorted(set(options) - {"jit_compile"})
+        known = ["jit_compile", "trace_at_build"]
+        unknown = sorted(set(options) - set(known))
         if unknown:
-            raise ConfigError("unknown TensorFlow executor options", expected=["jit_compile"], got=unknown)
+            raise ConfigError("unknown TensorFlow executor options", expected=known, got=unknown)
         bind_built_calls(graph, self)
-        return TFExecutor(graph, self, jit_compile=bool(options.get("jit_compile", False)))
+        return TFExecutor(graph, self, **{name: bool(value) for name, value in options.items()})
 
 
 def _as_results(result: Any) -> list[Any]:

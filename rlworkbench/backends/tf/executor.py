@@ -1,5 +1,6 @@
 """The TensorFlow executor: each root API method is one ``tf.function`` with an input signature from its
-spaces, traced once; ``execute`` of several API methods runs them in one fused graph call."""
+spaces, traced once, on its first call (or all at build with ``trace_at_build=True``); ``execute`` of several
+API methods runs them in one fused graph call."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import numpy as np
 import tensorflow as tf
 
 from rlworkbench import nest
+from rlworkbench.backends.tf.graph_call import GraphCall, eager_constant, output_packer
 from rlworkbench.backends.tf.specs import tensor_spec
 from rlworkbench.core.executor import EntryArguments, Executor
 from rlworkbench.core.records import Record
@@ -35,14 +37,15 @@ def to_numpy(value: Any) -> Any:
 
 
 def _to_constant(value: np.ndarray, space: Space) -> tf.Tensor:
-    return tf.constant(value)
+    return eager_constant(value)
 
 
 class TFExecutor(Executor):
     backend_tensor_type = (tf.Tensor, tf.Variable)
 
-    def __init__(self, graph: ComponentGraph, backend: Any, jit_compile: bool = False):
+    def __init__(self, graph: ComponentGraph, backend: Any, jit_compile: bool = False, trace_at_build: bool = False):
         self.jit_compile = jit_compile
+        self.trace_at_build = trace_at_build
         self._functions: dict[tuple[str, str], Any] = {}
         self._fused: dict[tuple[str, ...], Callable[..., Any]] = {}
         super().__init__(graph, backend)
@@ -66,7 +69,7 @@ class TFExecutor(Executor):
 
             function = tf.function(run, input_signature=signature, autograph=False, jit_compile=self.jit_compile)
             try:
-                function.get_concrete_function()  # trace now, so errors surface at build time
+                function.get_concrete_function()  # trace now, so errors surface here
             except RLWorkbenchError as error:
                 if isinstance(error, BuildError) and error.graph is None:
                     error.graph = self.graph
@@ -76,20 +79,47 @@ class TFExecutor(Executor):
         return self._functions[key]
 
     def _make_entry(self, component: Component, api_name: str, as_numpy: bool) -> Callable[..., Any]:
-        # the one trace's concrete function: skips tf.function's per-call signature binding and cache lookup
-        # (about 40% of a small call); the fixed input signature means there is never another trace
-        function = self.graph_function(component, api_name).get_concrete_function()
+        """Traces on the first call: most runs use a few of an agent's API methods, and each trace costs 0.1-0.4 s
+        (the build trace has run every graph function already, so errors in maths and spaces surface there)."""
+        if self.trace_at_build:
+            return self._traced_entry(component, api_name, as_numpy)
+        traced: Callable[..., Any] | None = None
+
+        def entry(*args: Any, **kwargs: Any) -> Any:
+            nonlocal traced
+            if traced is None:
+                traced = self._traced_entry(component, api_name, as_numpy)
+            return traced(*args, **kwargs)
+
+        return entry
+
+    def _traced_entry(self, component: Component, api_name: str, as_numpy: bool) -> Callable[..., Any]:
+        # the one trace's concrete function, run directly (GraphCall): skips tf.function's per-call signature
+        # binding and cache lookup and the concrete function's own Python; the fixed input signature means there
+        # is never another trace
+        function = GraphCall(self.graph_function(component, api_name).get_concrete_function())
         call = self.graph.calls_of(component, api_name)[0]
         converters = [c for c, v in zip(self.input_converters(component, api_name, _to_constant),
                                         call.inputs.values()) if isinstance(v, Record)]
         arguments = EntryArguments(component, call)
         is_record = [isinstance(v, Record) for v in call.inputs.values()]
-        convert_out = (lambda value: nest.map_structure(to_numpy, value)) if as_numpy else (lambda value: value)
+        convert_out = output_packer(function, to_numpy) if as_numpy else function.pack
+        flat_call = function.flat_call
+
+        if arguments.plain and len(converters) == 1:
+            (convert,) = converters
+
+            def entry_one(*args: Any, **kwargs: Any) -> Any:
+                if kwargs or len(args) != 1:
+                    args = arguments.values(args, kwargs)
+                return convert_out(flat_call(convert(args[0])))
+
+            return entry_one
 
         def entry(*args: Any, **kwargs: Any) -> Any:
             values = arguments.values(args, kwargs)
             records = [value for value, record in zip(values, is_record) if record]
-            return convert_out(function(*[convert(a) for convert, a in zip(converters, records)]))
+            return convert_out(flat_call(*[convert(a) for convert, a in zip(converters, records)]))
 
         return entry
 
@@ -122,7 +152,7 @@ class TFExecutor(Executor):
             return outputs
 
         function = tf.function(fused_graph, input_signature=signature, autograph=False, jit_compile=self.jit_compile)
-        fused = function.get_concrete_function()
+        fused = GraphCall(function.get_concrete_function())
 
         def run(args_per_call: list[tuple[tuple, dict]]) -> list[Any]:
             """``args_per_call``: one ``(args, kwargs)`` per API method (checked per method, so a call with
