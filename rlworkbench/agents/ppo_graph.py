@@ -54,8 +54,8 @@ class PPOGraph(PolicyActingRoot):
     @api
     def evaluate(self, preprocessed_states: Any, actions: Any) -> Any:
         """``(log_probs, values)`` of a rollout's actions and states under the current policy."""
-        log_probs = self._joint(self.policy.get_log_probs(preprocessed_states, actions))
-        return log_probs, self.get_state_values(preprocessed_states)
+        log_probs, _, values = self._evaluate_all(preprocessed_states, actions)
+        return log_probs, values
 
     @api
     def advantages(self, sequence_rewards: Any, *, sequence_values: Any, sequence_terminals: Any,
@@ -68,9 +68,7 @@ class PPOGraph(PolicyActingRoot):
     def update_minibatch(self, preprocessed_states: Any, actions: Any, *, prev_log_probs: Any, advantages: Any,
                          value_targets: Any, prev_values: Any) -> Any:
         """One gradient step of the clipped surrogate on a minibatch: ``(loss, grad_norm, parts)``."""
-        log_probs = self._joint(self.policy.get_log_probs(preprocessed_states, actions))
-        entropies = self._joint(self.policy.get_entropy(preprocessed_states))
-        values = self.get_state_values(preprocessed_states)
+        log_probs, entropies, values = self._evaluate_all(preprocessed_states, actions)
         if self.normalize_advantages:
             advantages = self._normalized(advantages)
         loss, _, parts = self.loss.loss(log_probs, prev_log_probs=prev_log_probs, advantages=advantages,
@@ -78,6 +76,15 @@ class PPOGraph(PolicyActingRoot):
                                         prev_values=prev_values if self.clip_values else None)
         loss, grad_norm = self.optimizer.step(loss)
         return loss, grad_norm, parts
+
+    def _evaluate_all(self, states: Any, actions: Any) -> tuple[Any, Any, Any]:
+        """``(log_probs, entropies, values)`` with one pass of the policy network (a helper, not an API method)."""
+        if self.value_network is None:  # a value head on the policy's network
+            log_probs, entropies, values = self.policy.get_log_probs_entropy_and_values(states, actions)
+        else:
+            log_probs, entropies = self.policy.get_log_probs_and_entropy(states, actions)
+            values = self._squeeze(self.value_network.apply(states))
+        return self._joint(log_probs), self._joint(entropies), values
 
     # ----- graph functions --------------------------------------------------------------------------------------
     @graph_fn

@@ -4,6 +4,8 @@ discrete / continuous / container actions with every policy switch, and errors."
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
@@ -186,3 +188,19 @@ def test_a_worker_drives_the_agent(backend, one_torch_thread, autoreset_mode):
     assert (worker.updates["rollout_steps"] >= 15).all() and len(worker.episodes) > 0
     if autoreset_mode is AutoresetMode.NEXT_STEP:  # masked reset steps: envs a step apart, padded sequences
         assert (worker.updates["rollout_steps"] > 15).any()
+
+
+@pytest.mark.parametrize("shared", [False, True], ids=["value_network", "shared_value_function"])
+def test_an_update_step_runs_the_policy_network_once_per_minibatch(shared):
+    """log-probs, entropies (and a shared value head's values) come from one pass of the policy network: per
+    minibatch step, and once for the rollout's evaluation (+1 with a shared head: the bootstrap states' values)."""
+    agent = small_ppo("torch", policy={"shared_value_function": shared})
+    network = agent.root.policy.network
+    apply = inspect.getattr_static(network, "apply")  # the API method's descriptor: the key of its built call
+    passes = []
+    built = network._built_calls[apply]
+    network._built_calls[apply] = lambda *args, **kwargs: passes.append(1) or built(*args, **kwargs)
+    observe_random(agent, 5)
+    before = len(passes)  # acting ran the network too
+    metrics = agent.update()
+    assert metrics["gradient_steps"] == 4 and len(passes) - before == 4 + 1 + shared

@@ -18,7 +18,7 @@ ROOT = str(Path(__file__).resolve().parents[2])
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from bench import act_overhead, backends, build_overhead  # noqa: E402 (after the path fix above)
+from bench import act_overhead, backends, build_overhead, train_overhead  # noqa: E402 (after the path fix)
 
 COMMON = {"benchmark", "case", "batch", "ratio", "paired_ratio", "repeats", "target", "meets_target", "python",
           "torch", "numpy", "torch_threads", "machine", "timestamp"}
@@ -59,14 +59,17 @@ def test_backends_writes_its_csv(tmp_path):
     pytest.importorskip("tensorflow")
     out = tmp_path / "backends.csv"
     # --threads 0: leave torch's and TF's pools alone (TF cannot undo a pin, and more tests run in this process)
-    returned = backends.main(["--repeats", "2", "--build-repeats", "2", "--round-ms", "0.05", "--batches", "1", "3",
-                              "--threads", "0", "--out", str(out), "--quiet"])
+    returned = backends.main(["--repeats", "2", "--build-repeats", "2", "--agent-repeats", "1", "--round-ms", "0.05",
+                              "--batches", "1", "256", "--threads", "0", "--out", str(out), "--quiet"])
     frame = pd.read_csv(out)
-    assert len(frame) == len(returned) == len(backends.NETWORKS) * 2 + 2 + len(backends.CALL_PATH_BATCHES)
+    assert len(frame) == len(returned) == len(backends.NETWORKS) * 2 + 2 + 2 + len(backends.CALL_PATH_BATCHES)
     assert COMMON | {"tensorflow", "tf_intra_threads", "tf_inter_threads"} <= set(frame.columns)
     act = frame[frame["benchmark"] == "backends_act"]
     assert sorted(zip(act["case"], act["batch"])) == sorted(
-        (case, batch) for case in backends.NETWORKS for batch in (1, 3))
+        (case, batch) for case in backends.NETWORKS for batch in (1, 256))
+    targets = act.set_index(["case", "batch"])["target"].fillna("")
+    assert targets[(backends.CALL_PATH_CASE, 1)] == "tf_median_us <= 100"
+    assert targets[(backends.THROUGHPUT_CASE, 256)] == "ratio <= 1.0" and targets[(backends.THROUGHPUT_CASE, 1)] == ""
     for name in ("torch", "tf", "tf_xla"):
         assert (act[f"{name}_median_us"] > 0).all() and (act[f"{name}_samples_per_s"] > 0).all()
     assert (act["ratio"] > 0).all() and (act["xla_ratio"] > 0).all() and (act["tf_xla_first_call_ms"] > 0).all()
@@ -77,7 +80,25 @@ def test_backends_writes_its_csv(tmp_path):
     assert list(path["batch"]) == list(backends.CALL_PATH_BATCHES)
     assert {"execute_median_us", "tf_function_median_us", "concrete_median_us", "concrete_tensor_median_us",
             "ratio_vs_concrete"} <= set(path.columns)
-    assert set(frame["benchmark"]) == {"backends_act", "backends_build", "backends_tf_call_path"}
+    agent = frame[frame["benchmark"] == "backends_agent_build"].reset_index(drop=True)
+    assert len(agent) == 2 and (agent["tf_median_ms"] > 0).all() and (agent["torch_median_ms"] > 0).all()
+    assert agent.loc[0, "target"] == "tf_median_ms <= 1000"
+    assert agent["case"].str.startswith(backends.AGENT_CONFIG).all()
+    assert set(frame["benchmark"]) == {"backends_act", "backends_build", "backends_agent_build",
+                                       "backends_tf_call_path"}
+
+
+def test_train_overhead_writes_its_csv(tmp_path):
+    out = tmp_path / "train.csv"
+    # a short loop (memory filled past learning_starts, then 2 rounds of 200 steps) on torch
+    returned = train_overhead.main(["--repeats", "2", "--round-steps", "200", "--threads", "0", "--out", str(out),
+                                    "--quiet"])
+    frame = pd.read_csv(out)
+    assert len(frame) == len(returned) == 3
+    assert list(frame["case"]) == ["loop", "loop_prioritized", "update"] and (frame["backend"] == "torch").all()
+    assert list(frame["unit"]) == ["env_steps_per_s", "env_steps_per_s", "samples_per_s"]
+    assert (frame["ours_median"] > 0).all() and (frame["baseline_median"] > 0).all()
+    assert list(frame["target"]) == ["ratio >= 0.9", "ratio >= 0.9", "ratio >= 0.95"]
 
 
 def test_learning_writes_its_csv_and_configs(tmp_path):

@@ -92,8 +92,14 @@ class Policy(Component):
 
     # ----- routing per leaf ----------------------------------------------------------------------------------
     def _leaf_parameters(self, states: Any) -> list[Any]:
-        outputs = self.network.apply(states)
-        return [self.adapters[key].get_parameters(outputs) for key in self.keys]
+        return self._parameters_of(self.network.apply(states))
+
+    def _parameters_of(self, network_outputs: Any) -> list[Any]:
+        return [self.adapters[key].get_parameters(network_outputs) for key in self.keys]
+
+    def _log_probs_and_entropy(self, parameters: list[Any], actions: Any) -> tuple[Any, Any]:
+        return (self._join(self._per_leaf("log_prob", parameters, self._split("action", actions))),
+                self._join(self._per_leaf("entropy", parameters)))
 
     def _split(self, what: str, value: Any) -> list[Any]:
         if not self.is_container:
@@ -142,6 +148,12 @@ class Policy(Component):
     def get_entropy(self, states: Any) -> Any:
         """Entropies of the distributions."""
         return self._join(self._per_leaf("entropy", self._leaf_parameters(states)))
+
+    @api
+    def get_log_probs_and_entropy(self, states: Any, actions: Any) -> Any:
+        """``(log_probs, entropies)``, as :meth:`get_log_probs` and :meth:`get_entropy` give them, from one pass
+        of the network (a policy-gradient update needs both)."""
+        return self._log_probs_and_entropy(self._leaf_parameters(states), actions)
 
     @api
     def get_kl_divergence(self, states: Any, other_parameters: Any) -> Any:

@@ -15,7 +15,9 @@ from rlworkbench.spaces import Space
 @register("shared_value_function_policy")
 class SharedValueFunctionPolicy(Policy):
     """A :class:`Policy` plus a value head (hidden ``value_units``, then a linear Dense(1)) on the network's
-    output. API: ``get_state_values(states)`` (``FloatBox(())`` with the states' ranks) and the Policy API."""
+    output. API: ``get_state_values(states)`` (``FloatBox(())`` with the states' ranks),
+    ``get_log_probs_entropy_and_values(states, actions)`` (one pass of the shared network for an actor-critic
+    update) and the Policy API."""
 
     def __init__(self, network_spec: Any, action_space: Space, value_units: Sequence[int] = (),
                  value_activation: str = "relu", **kwargs: Any):
@@ -28,6 +30,13 @@ class SharedValueFunctionPolicy(Policy):
     def get_state_values(self, states: Any) -> Any:
         """``V(states)`` from the value head on the shared network."""
         return self._squeeze(self.value_head.apply(self.network.apply(states)))
+
+    @api
+    def get_log_probs_entropy_and_values(self, states: Any, actions: Any) -> Any:
+        """``(log_probs, entropies, values)`` from one pass of the shared network."""
+        outputs = self.network.apply(states)
+        log_probs, entropies = self._log_probs_and_entropy(self._parameters_of(outputs), actions)
+        return log_probs, entropies, self._squeeze(self.value_head.apply(outputs))
 
     @graph_fn
     def _squeeze(self, values: Any) -> Any:
