@@ -42,6 +42,7 @@ class SegmentTree(Component):
     in one scatter-add of the leaves' changes (float64: the sums stay exact to ~1e-12 over billions of updates);
     a min tree (float32) recomputes the ancestors level by level. The prefix-sum search descends all queries at
     once; ``minimum(count)`` is the smallest of the first ``count`` leaves. Values come back as float32.
+    ``update`` takes repeated indices (the last value wins); ``update_distinct`` skips that search.
 
     Inputs: ``indices`` an IntBox with a batch rank (leaf numbers ``0 … capacity-1``); ``values`` and
     ``prefix_sums`` FloatBoxes with a batch rank. All API methods may build before their inputs have spaces
@@ -71,10 +72,23 @@ class SegmentTree(Component):
     def update(self, indices: Any, values: Any) -> None:
         """Sets the leaves at ``indices`` to ``values``; with repeated indices the last value wins."""
         ops = self.ops
-        values = ops.cast(values, self.dtype)
         nodes = ops.cast(indices, "int64") + self.capacity
         # a repeated index counts once, at its last occurrence: the others write to node 0, which no node uses
         nodes = ops.where(self._last_occurrences(nodes), nodes, ops.zeros_like(nodes))
+        self._set_leaves(nodes, values)
+        ops.scatter_update(self.tree, ops.zeros_like(nodes[:1]), ops.fill((1,), _NEUTRAL[self.reduction], self.dtype))
+
+    @api(must_be_complete=False)
+    @graph_fn(returns=0, output_spaces=_nothing)
+    def update_distinct(self, indices: Any, values: Any) -> None:
+        """:meth:`update` for ``indices`` known to be distinct (e.g. the slots of one memory write): without the
+        search for repeats (two sorts), which is most of a small update's cost."""
+        self._set_leaves(self.ops.cast(indices, "int64") + self.capacity, values)
+
+    def _set_leaves(self, nodes: Any, values: Any) -> None:
+        """Sets distinct leaf ``nodes`` (node 0 allowed as a scratch target) and updates their ancestors."""
+        ops = self.ops
+        values = ops.cast(values, self.dtype)
         ancestors = ops.expand_dims(nodes, 1) // ops.constant(self.powers, "int64")  # (n, depth): all at once
         if self.reduction == "sum":  # every ancestor changes by the changes of the leaves below it
             changes = values - ops.gather(self.tree, nodes)
@@ -87,7 +101,6 @@ class SegmentTree(Component):
                 parents = ancestors[:, level]
                 children = ops.gather(ops.reshape(self.tree, (-1, 2)), parents)  # read anew: the level below changed
                 ops.scatter_update(self.tree, parents, ops.reduce_min(children, -1))
-        ops.scatter_update(self.tree, ops.zeros_like(nodes[:1]), ops.fill((1,), _NEUTRAL[self.reduction], self.dtype))
 
     def _last_occurrences(self, nodes: Any) -> Any:
         """Per position, whether no later position has the same node (a stable sort: O(n log n), any n)."""

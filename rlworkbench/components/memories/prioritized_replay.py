@@ -60,7 +60,7 @@ class PrioritizedReplay(ReplayMemory):
     @api
     def insert_records(self, records: Any) -> None:
         """Appends a batch of records with the largest priority so far, overwriting the oldest when full."""
-        self.sum_tree.update(*self._insert_with_max_priority(records))
+        self.sum_tree.update_distinct(*self._insert_with_max_priority(records))  # one write's slots
 
     @api
     def get_records(self, num_records: Any) -> Any:

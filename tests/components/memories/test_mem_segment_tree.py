@@ -22,7 +22,8 @@ COMBINE = {"sum": np.sum, "min": np.min}
 def trees(backend, fresh):
     """``trees(reduction)``: an empty tree of that reduction, built once per backend."""
     def get(reduction: str) -> ComponentTest:
-        api_methods = ["update", "get", "reduce"] + (["find_prefix_sum"] if reduction == "sum" else [])
+        api_methods = ["update", "update_distinct", "get", "reduce"] + (["find_prefix_sum"] if reduction == "sum"
+                                                                        else [])
         spaces = {k: v for k, v in SPACES.items() if reduction == "sum" or k != "prefix_sums"}
         return fresh(backend, reduction, lambda: SegmentTree(CAPACITY, reduction), spaces, api_methods=api_methods)
 
@@ -58,6 +59,21 @@ def test_random_batch_updates_match_brute_force(trees, reduction):
         np.testing.assert_allclose(test.test("reduce"), COMBINE[reduction](leaves), rtol=1e-6)
         picked = rng.integers(0, CAPACITY, 7)
         np.testing.assert_array_equal(test.test(("get", picked)), leaves[picked])
+
+
+@pytest.mark.parametrize("reduction", ["sum", "min"])
+def test_distinct_updates_match_brute_force(trees, reduction):
+    """update_distinct (no search for repeats) on distinct indices, as a memory's writes give them."""
+    test = trees(reduction)
+    leaves = np.full(CAPACITY, NEUTRAL[reduction], np.float32)
+    rng = np.random.default_rng(1)
+    for step, size in enumerate([1, 4, CAPACITY, 7]):
+        indices = rng.permutation(CAPACITY)[:size]
+        values = SPACES["values"].sample(size, seed=rng)
+        test.test(("update_distinct", [indices, values]))
+        leaves[indices] = values
+        np.testing.assert_allclose(test.variable_values("tree"), brute_force_tree(leaves, reduction), rtol=1e-6,
+                                   err_msg=f"step {step}")
 
 
 @pytest.mark.parametrize("reduction", ["sum", "min"])

@@ -38,10 +38,20 @@ def assign_sub(variable: Tensor, value: Any) -> Tensor:
     return variable.sub_(value)
 
 
+def _rows_of(variable: Tensor, indices: Tensor, updates: Tensor) -> tuple[Tensor, Tensor]:
+    """Flat int64 row numbers and updates shaped as rows of ``variable`` (no op where they are already)."""
+    if indices.dtype != torch.int64 or indices.dim() != 1:
+        indices = indices.long().reshape(-1)
+    if updates.dtype != variable.dtype:
+        updates = updates.to(variable.dtype)
+    if updates.dim() != variable.dim():
+        updates = updates.reshape((-1, *variable.shape[1:]))
+    return indices, updates
+
+
 def scatter_update(variable: Tensor, indices: Tensor, updates: Tensor) -> Tensor:
     """``variable[indices] = updates`` along axis 0 (rows)."""
-    indices = indices.long().reshape(-1)
-    updates = updates.to(variable.dtype).reshape((-1, *variable.shape[1:]))
+    indices, updates = _rows_of(variable, indices, updates)
     if variable.requires_grad or updates.requires_grad:
         with torch.no_grad():
             return variable.index_copy_(0, indices, updates)
@@ -50,8 +60,7 @@ def scatter_update(variable: Tensor, indices: Tensor, updates: Tensor) -> Tensor
 
 def scatter_add(variable: Tensor, indices: Tensor, updates: Tensor) -> Tensor:
     """``variable[indices] += updates`` along axis 0 (rows); repeated indices add up."""
-    indices = indices.long().reshape(-1)
-    updates = updates.to(variable.dtype).reshape((-1, *variable.shape[1:]))
+    indices, updates = _rows_of(variable, indices, updates)
     if variable.requires_grad or updates.requires_grad:
         with torch.no_grad():
             return variable.index_add_(0, indices, updates)
