@@ -6,7 +6,7 @@ optimizer's step) never becomes part of a loss's graph.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
@@ -14,28 +14,28 @@ import torch
 Tensor = torch.Tensor
 
 
+def _unrecorded(tracked: bool, change: Callable[[], Tensor]) -> Tensor:
+    """Runs an in-place ``change``; with autograd off where a tensor it touches is tracked (an in-place change
+    of a trainable leaf needs it off; entering ``no_grad`` for every untracked change would cost a call each)."""
+    if tracked:
+        with torch.no_grad():
+            return change()
+    return change()
+
+
 def assign(variable: Tensor, value: Any) -> Tensor:
     value = torch.as_tensor(value, dtype=variable.dtype, device=variable.device)
-    if variable.requires_grad:  # an in-place change of a trainable leaf needs autograd off
-        with torch.no_grad():
-            return variable.copy_(value)
-    return variable.copy_(value)
+    return _unrecorded(variable.requires_grad, lambda: variable.copy_(value))
 
 
 def assign_add(variable: Tensor, value: Any) -> Tensor:
     value = torch.as_tensor(value, dtype=variable.dtype, device=variable.device)
-    if variable.requires_grad:
-        with torch.no_grad():
-            return variable.add_(value)
-    return variable.add_(value)
+    return _unrecorded(variable.requires_grad, lambda: variable.add_(value))
 
 
 def assign_sub(variable: Tensor, value: Any) -> Tensor:
     value = torch.as_tensor(value, dtype=variable.dtype, device=variable.device)
-    if variable.requires_grad:
-        with torch.no_grad():
-            return variable.sub_(value)
-    return variable.sub_(value)
+    return _unrecorded(variable.requires_grad, lambda: variable.sub_(value))
 
 
 def _rows_of(variable: Tensor, indices: Tensor, updates: Tensor) -> tuple[Tensor, Tensor]:
@@ -52,19 +52,15 @@ def _rows_of(variable: Tensor, indices: Tensor, updates: Tensor) -> tuple[Tensor
 def scatter_update(variable: Tensor, indices: Tensor, updates: Tensor) -> Tensor:
     """``variable[indices] = updates`` along axis 0 (rows)."""
     indices, updates = _rows_of(variable, indices, updates)
-    if variable.requires_grad or updates.requires_grad:
-        with torch.no_grad():
-            return variable.index_copy_(0, indices, updates)
-    return variable.index_copy_(0, indices, updates)
+    return _unrecorded(variable.requires_grad or updates.requires_grad,
+                       lambda: variable.index_copy_(0, indices, updates))
 
 
 def scatter_add(variable: Tensor, indices: Tensor, updates: Tensor) -> Tensor:
     """``variable[indices] += updates`` along axis 0 (rows); repeated indices add up."""
     indices, updates = _rows_of(variable, indices, updates)
-    if variable.requires_grad or updates.requires_grad:
-        with torch.no_grad():
-            return variable.index_add_(0, indices, updates)
-    return variable.index_add_(0, indices, updates)
+    return _unrecorded(variable.requires_grad or updates.requires_grad,
+                       lambda: variable.index_add_(0, indices, updates))
 
 
 def read(variable: Tensor) -> Tensor:
