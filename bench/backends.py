@@ -10,8 +10,9 @@ Three tables (one CSV, told apart by the ``benchmark`` column):
   (torch's, copied with ``get_weights``/``set_weights``; outputs checked equal before anything is timed).
   Networks of :mod:`bench.act_overhead`, batches 1 … 1024. ``ratio`` = TF / torch (per-call medians; < 1: TF is
   faster), ``xla_ratio`` = TF-XLA / torch. ``tf_xla_first_call_ms`` is the first call at that batch size: XLA
-  compiles per input shape there (it is not in the medians). Targets: a batch-1 call of the CartPole network
-  (nearly all fixed per-call cost) within 100 µs on TF; on the large network at batch >= 256, ``ratio <= 1``.
+  compiles per input shape there, and the first batch's first call also traces (it is not in the medians).
+  Targets: a batch-1 call of the CartPole network (nearly all fixed per-call cost) within 100 µs on TF; on the
+  large network at batch >= 256, ``ratio <= 1``.
 - ``backends_build`` — ``rlworkbench.build`` of the cases of :mod:`bench.build_overhead` on each backend (TF:
   the one build trace; API methods are traced at their first call); ``ratio`` = TF / torch.
 - ``backends_agent_build`` — the shipped ``dqn_dueling_per_cartpole`` agent built on each backend, and built plus
