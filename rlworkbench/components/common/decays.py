@@ -26,7 +26,7 @@ class Decay(TimeDependentParameter):
                               expected=f"end_time_step > start_time_step ({self.start:g})", got=self.end)
 
     def value_at(self, t: Any) -> Any:
-        fraction = self.ops.clip(t * (1.0 / (self.end - self.start)) - self.start / (self.end - self.start), 0.0, 1.0)
+        fraction = self.ops.clip((t - self.start) / (self.end - self.start), 0.0, 1.0)
         return self.to_value + (self.from_value - self.to_value) * self.remaining(fraction)
 
     def remaining(self, fraction: Any) -> Any:
