@@ -1,8 +1,9 @@
-"""What the DQN, PPO and SAC agent tests share: config sections over a base config, exact weight comparison and
-the check of a config error's JSON path and allowed values."""
+"""What the DQN, PPO and SAC agent tests share: config sections over a base config, exact weight comparison, the
+check of a config error's JSON path and allowed values, and counting a network's forward passes."""
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
@@ -34,3 +35,20 @@ def assert_config_error(error: Any, path: str, expected: Any) -> None:
         assert error.expected == expected
     elif expected is not None:
         assert expected in str(error.expected), str(error)
+
+
+def count_applies(networks: dict[str, Any]) -> dict[str, int]:
+    """Counts calls of each named component's ``apply`` API method (on torch, where every call runs its Python):
+    returns the counters, which the wrapped built calls increment. For tests of how often an update runs a
+    network."""
+    counts = dict.fromkeys(networks, 0)
+    for name, network in networks.items():
+        apply = inspect.getattr_static(network, "apply")  # the API method's descriptor: the key of its built call
+        built = network._built_calls[apply]
+
+        def counted(*args: Any, _built: Any = built, _name: str = name, **kwargs: Any) -> Any:
+            counts[_name] += 1
+            return _built(*args, **kwargs)
+
+        network._built_calls[apply] = counted
+    return counts

@@ -8,6 +8,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from agent_helpers import ACTIONS, STATES, small_agent, small_config, transitions
+from agent_test_support import count_applies
 
 from rlworkbench.agents import Agent, DQNAgent, known_agents
 from rlworkbench.components import Dense
@@ -219,3 +220,15 @@ def test_build_takes_a_device_map_and_rejects_unknown_paths():
     assert agent.root.find("policy/network").resolved_device == "cpu"
     with pytest.raises(ConfigError):
         Agent.from_env("CartPole-v1", "dqn_cartpole", backend="torch").build(device_map={"no_such/*": "cpu"})
+
+
+@pytest.mark.parametrize("double_q", [True, False])
+def test_an_update_runs_each_network_only_as_often_as_the_loss_needs(double_q):
+    """Per update: the online network on states (and on next states for double Q's argmax), the target network on
+    next states once; no other forward pass."""
+    agent = small_agent("torch", loss={"double_q": double_q})
+    batch = transitions(32, seed=2, terminal_every=3)
+    agent.observe(*(batch[k] for k in ("states", "actions", "rewards", "terminals", "next_states")))
+    passes = count_applies({name: getattr(agent.root, name).network for name in ("policy", "target_policy")})
+    agent.update()
+    assert passes == {"policy": 1 + double_q, "target_policy": 1}

@@ -4,10 +4,9 @@ discrete / continuous / container actions with every policy switch, and errors."
 
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 import pytest
+from agent_test_support import count_applies
 from gymnasium.vector import AutoresetMode
 from ppo_helpers import ACTIONS, CONTINUOUS, STATES, gae_reference, observe_random, small_ppo, small_ppo_config
 
@@ -195,12 +194,7 @@ def test_an_update_step_runs_the_policy_network_once_per_minibatch(shared):
     """log-probs, entropies (and a shared value head's values) come from one pass of the policy network: per
     minibatch step, and once for the rollout's evaluation (+1 with a shared head: the bootstrap states' values)."""
     agent = small_ppo("torch", policy={"shared_value_function": shared})
-    network = agent.root.policy.network
-    apply = inspect.getattr_static(network, "apply")  # the API method's descriptor: the key of its built call
-    passes = []
-    built = network._built_calls[apply]
-    network._built_calls[apply] = lambda *args, **kwargs: passes.append(1) or built(*args, **kwargs)
     observe_random(agent, 5)
-    before = len(passes)  # acting ran the network too
+    passes = count_applies({"policy": agent.root.policy.network})
     metrics = agent.update()
-    assert metrics["gradient_steps"] == 4 and len(passes) - before == 4 + 1 + shared
+    assert metrics["gradient_steps"] == 4 and passes["policy"] == 4 + 1 + shared

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from agent_sac_helpers import ACTIONS, DISCRETE, STATES, log_softmax, mlp, observe, small_agent, transitions
+from agent_test_support import count_applies
 
 from rlworkbench.errors import SpaceError
 from rlworkbench.spaces import IntBox
@@ -202,3 +203,16 @@ def test_preprocessing_and_more_gradient_steps(backend):
     while agent.wants_update():
         assert np.isfinite(agent.update()["critic_loss"])
     assert agent.updates == 9  # due at 4, 6, 8: three rounds of 3
+
+
+def test_an_update_runs_each_network_only_as_often_as_the_losses_need():
+    """Per update (float actions): the policy on next states (targets) and on states (actor loss); each critic on
+    (states, actions) and, after the critic step, on (states, new actions); each target critic once."""
+    agent = small_agent("torch")
+    observe(agent, transitions(32, seed=1))
+    root = agent.root
+    networks = {"policy": root.policy.network, **{f"critic_{i}": n for i, n in enumerate(root.critics.networks)},
+                **{f"target_{i}": n for i, n in enumerate(root.target_critics.networks)}}
+    passes = count_applies(networks)
+    agent.update()
+    assert passes == {"policy": 2, **{f"critic_{i}": 2 for i in range(2)}, **{f"target_{i}": 1 for i in range(2)}}
