@@ -277,9 +277,11 @@ class Ops(Protocol):
     def global_norm(self, tensors: Sequence[Tensor]) -> Tensor:
         """``sqrt`` of the sum of the squares of all entries of all ``tensors`` (a scalar)."""
 
-    def clip_by_global_norm(self, tensors: Sequence[Tensor], clip_norm: float) -> list[Tensor]:
+    def clip_by_global_norm(self, tensors: Sequence[Tensor], clip_norm: float, norm: Tensor | None = None
+                            ) -> list[Tensor]:
         """``tensors`` scaled by ``clip_norm / max(global_norm(tensors), clip_norm)``: unchanged while their
-        global norm is at most ``clip_norm``, else scaled down to exactly ``clip_norm``."""
+        global norm is at most ``clip_norm``, else scaled down to exactly ``clip_norm``. ``norm``: their global
+        norm when the caller has it already (not computed again)."""
 
     def adam_update(self, variables: Sequence[Variable], grads: Sequence[Tensor], first_moments: Sequence[Variable],
                     second_moments: Sequence[Variable], step: Tensor, learning_rate: float, beta1: float,

@@ -26,3 +26,14 @@ def test_clip_by_global_norm(clip_norm):
         np.testing.assert_allclose(tfs, mine, rtol=1e-6)
     clipped_norm = np.sqrt(sum(np.sum(t.astype(np.float64) ** 2) for t in ours))
     np.testing.assert_allclose(clipped_norm, min(NORM, clip_norm), rtol=1e-6)
+
+
+def test_a_given_norm_is_used_as_it_is():
+    """The optimizer passes the norm it computed already; the ops scale by it instead of computing it again."""
+    norm = NORM * 2  # not the tensors' norm: proves the given one is used
+    expected = [t * 0.5 for t in TENSORS]
+    ours = torch_ops.clip_by_global_norm([torch.as_tensor(t) for t in TENSORS], NORM, torch.tensor(norm))
+    theirs = tf_ops.clip_by_global_norm([tf.constant(t) for t in TENSORS], NORM, tf.constant(norm, tf.float32))
+    for mine, tfs, reference in zip(ours, theirs, expected):
+        np.testing.assert_allclose(mine.numpy(), reference, rtol=1e-6)
+        np.testing.assert_allclose(tfs.numpy(), reference, rtol=1e-6)

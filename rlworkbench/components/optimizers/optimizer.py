@@ -102,8 +102,9 @@ class Optimizer(Component):
         norm = self.ops.global_norm(grads)
         if self.clip_grad_value is not None:
             grads = [self.ops.clip(g, -self.clip_grad_value, self.clip_grad_value) for g in grads]
-        if self.clip_grad_norm is not None:
-            grads = self.ops.clip_by_global_norm(grads, self.clip_grad_norm)
+        if self.clip_grad_norm is not None:  # the norm above is the clipped-by-value grads' norm only without that
+            grads = self.ops.clip_by_global_norm(grads, self.clip_grad_norm,
+                                                 norm if self.clip_grad_value is None else None)
         step = self.ops.cast(self.steps, "float32") + 1.0  # 1 on the first update
         self.apply_gradients(grads, step)
         self.ops.assign_add(self.steps, 1)

@@ -21,10 +21,11 @@ def global_norm(tensors: Sequence[Tensor]) -> Tensor:
     return tf.linalg.global_norm(list(tensors))
 
 
-def clip_by_global_norm(tensors: Sequence[Tensor], clip_norm: float) -> list[Tensor]:
+def clip_by_global_norm(tensors: Sequence[Tensor], clip_norm: float, norm: Tensor | None = None) -> list[Tensor]:
     """``tensors`` scaled by ``clip_norm / max(global_norm, clip_norm)``: unchanged while their global norm
-    (``sqrt`` of the sum of all squares) is at most ``clip_norm``, else scaled down to exactly ``clip_norm``."""
-    clipped, _ = tf.clip_by_global_norm(list(tensors), clip_norm)
+    (``sqrt`` of the sum of all squares; ``norm`` if given) is at most ``clip_norm``, else scaled down to exactly
+    ``clip_norm``."""
+    clipped, _ = tf.clip_by_global_norm(list(tensors), clip_norm, use_norm=norm)
     return clipped
 
 

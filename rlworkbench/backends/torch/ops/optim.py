@@ -22,10 +22,11 @@ def global_norm(tensors: Sequence[Tensor]) -> Tensor:
     return torch.linalg.vector_norm(torch.stack(torch._foreach_norm(list(tensors))))
 
 
-def clip_by_global_norm(tensors: Sequence[Tensor], clip_norm: float) -> list[Tensor]:
+def clip_by_global_norm(tensors: Sequence[Tensor], clip_norm: float, norm: Tensor | None = None) -> list[Tensor]:
     """``tensors`` scaled by ``clip_norm / max(global_norm, clip_norm)``: unchanged while their global norm
-    (``sqrt`` of the sum of all squares) is at most ``clip_norm``, else scaled down to exactly ``clip_norm``."""
-    scale = clip_norm / torch.clamp(global_norm(tensors), min=clip_norm)
+    (``sqrt`` of the sum of all squares; ``norm`` if given) is at most ``clip_norm``, else scaled down to exactly
+    ``clip_norm``."""
+    scale = clip_norm / torch.clamp(global_norm(tensors) if norm is None else norm, min=clip_norm)
     return list(torch._foreach_mul(list(tensors), scale))
 
 
@@ -76,24 +77,25 @@ def rmsprop_update(variables: Sequence[Tensor], grads: Sequence[Tensor], mean_sq
         torch._foreach_addcmul_(squares, grads_, grads_, 1.0 - decay)
         denominators = torch._foreach_sqrt(squares)
         torch._foreach_add_(denominators, epsilon)
-        updates = torch._foreach_div(grads_, denominators)
-        if velocities:
-            torch._foreach_mul_(list(velocities), momentum)
-            torch._foreach_add_(list(velocities), updates)
-            updates = list(velocities)
+        updates = _with_momentum(velocities, torch._foreach_div(grads_, denominators), momentum)
         torch._foreach_add_(params, updates, alpha=-learning_rate)
 
 
 def sgd_update(variables: Sequence[Tensor], grads: Sequence[Tensor], velocities: Sequence[Tensor],
                learning_rate: float, momentum: float) -> None:
     """SGD in place: ``var -= lr g``; with ``velocities`` (momentum) ``vel = momentum vel + g``, ``var -= lr vel``."""
-    params, steps = list(variables), list(grads)
     with torch.no_grad():
-        if velocities:
-            torch._foreach_mul_(list(velocities), momentum)
-            torch._foreach_add_(list(velocities), steps)
-            steps = list(velocities)
-        torch._foreach_add_(params, steps, alpha=-learning_rate)
+        torch._foreach_add_(list(variables), _with_momentum(velocities, list(grads), momentum), alpha=-learning_rate)
+
+
+def _with_momentum(velocities: Sequence[Tensor], updates: list[Tensor], momentum: float) -> list[Tensor]:
+    """The steps to take: ``updates``, or with ``velocities`` (updated in place) ``vel = momentum vel + u``."""
+    if not velocities:
+        return updates
+    velocities = list(velocities)
+    torch._foreach_mul_(velocities, momentum)
+    torch._foreach_add_(velocities, updates)
+    return velocities
 
 
 __all__ = ["adam_update", "clip_by_global_norm", "global_norm", "rmsprop_update", "sgd_update"]
