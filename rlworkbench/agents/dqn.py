@@ -108,11 +108,11 @@ class DQNAgent(Agent):
         if self.n_step is None:
             return self.api.insert_records(preprocessed_states, actions, rewards, terminals, next_states=next_states)
         batch = self.n_step.add(env_ids, starts, self.preprocessed_space.flatten(preprocessed_states), actions,
-                                rewards, terminals, self.state_space.with_batch_rank().flatten(next_states))
+                                rewards, terminals, self.state_space.flatten(next_states))
         if batch is not None:  # n-step next states are other states than this step's: nothing to give back
             self.api.insert_records(self.preprocessed_space.unflatten(batch["states"]), batch["actions"],
                                     batch["rewards"], batch["terminals"],
-                                    next_states=self.state_space.with_batch_rank().unflatten(batch["next_states"]))
+                                    next_states=self.state_space.unflatten(batch["next_states"]))
         return None
 
     def reset(self) -> None:

@@ -208,7 +208,7 @@ class PPOAgent(PolicyActing, Agent):
                 for key, value in flat["states"].items():
                     same = value[:, t] == flat["next_states"][key][:, t - 1]
                     starts |= ~same.reshape(num_envs, -1).all(axis=1)
-            states = self.preprocess(self.state_space.with_batch_rank().unflatten(
+            states = self.preprocess(self.state_space.unflatten(
                 {k: v[:, t] for k, v in flat["states"].items()}))
             buffer.add(np.arange(num_envs), starts, self.preprocessed_space.flatten(states),
                        {k: v[:, t] for k, v in actions.items()}, rewards[:, t], terminals[:, t],
