@@ -30,6 +30,7 @@ from rlworkbench.agents.preprocessed_states import PreprocessedStates
 from rlworkbench.agents.random_streams import is_stream, new_stream, reseed_generators
 from rlworkbench.agents.registry import agent_class
 from rlworkbench.agents.transitions import EpisodeTracker
+from rlworkbench.core.backend import get_backend
 from rlworkbench.core.builder import OutputSpaceOf, build
 from rlworkbench.drawable import pretty_with_draw_hint
 from rlworkbench.errors import BuildError, CheckpointError, ConfigError, SpaceError
@@ -73,6 +74,7 @@ class Agent(abc.ABC):
         self.action_space = as_space(action_space, "action_space").strip_ranks()
         self.backend, self.seed = backend, seed
         self.executor: Executor | None = None
+        self.towers: Any = None  # replica towers of a multi-device build
         self.api: Any = None  # the executor's handle on the root API methods, once built
         self.timesteps = self.updates = self.episodes = 0
         self.episode_tracker = EpisodeTracker()
@@ -117,15 +119,55 @@ class Agent(abc.ABC):
         return cls.from_config(state.get("config", {}), state_space=state_space, action_space=action_space,
                                backend=backend, seed=seed).build().load(directory)
 
-    def build(self, device_map: Mapping[str, str] | None = None) -> Agent:
+    def build(self, device_map: Mapping[str, str] | None = None, devices: int | Sequence[str] | None = None,
+              ) -> Agent:
         """Builds the root component on the backend (all its API methods; spaces from the state and action
         spaces); returns self. ``device_map`` places components by path below the root (glob patterns, as for
-        :func:`build`)."""
+        :func:`build`).
+
+        ``devices`` runs every update synchronously on replica towers, one per device (``["cuda:0", "cuda:1"]``,
+        ``["cpu", "cpu"]``, TF's ``["/CPU:0", "/CPU:1"]``; an int N: the first N GPUs): the update batch is split
+        into shards, the gradients of all towers are summed into one update, applied once and copied to every
+        tower (see :mod:`rlworkbench.components.strategies`). ``None`` takes the config's ``execution/devices``
+        (one device when that is absent too). Weights and checkpoints are the same as on one device.
+        """
+        from rlworkbench.components.strategies import remove_towers, replicate_on_devices, resolve_tower_devices
+
+        if devices is None:
+            devices = (self.config.get("execution") or {}).get("devices")
+        self.towers = None
+        if devices is None:
+            remove_towers(self.root)
+        else:
+            backend = get_backend(self.backend)
+            resolved = resolve_tower_devices(devices, backend)
+            rows = self.update_batch_rows()
+            if rows is not None and rows < len(resolved):
+                raise ConfigError(f"an update batch of {rows} rows cannot be split over {len(resolved)} devices "
+                                  f"{resolved}", key_path="devices", expected=f"at most {rows} devices",
+                                  got=list(devices) if not isinstance(devices, int) else devices)
+            self.towers = replicate_on_devices(self.root, resolved, self.root_input_spaces())
         self.executor = build(self.root, self.root_input_spaces(), backend=self.backend, seed=self.seed,
                               device_map=device_map)
         self.api = self.executor.api
+        self._sync_towers()
         self.after_build()
         return self
+
+    @property
+    def devices(self) -> list[str] | None:
+        """The devices of the update's replica towers (None: built on one device)."""
+        return None if getattr(self, "towers", None) is None else list(self.towers.devices)
+
+    def update_batch_rows(self) -> int | None:
+        """How many rows an update's batch has, where the config fixes it (checked against the tower count)."""
+        return None
+
+    def _sync_towers(self) -> None:
+        if getattr(self, "towers", None) is not None:
+            from rlworkbench.components.strategies import sync_towers
+
+            sync_towers(self.towers)
 
     @property
     def preprocessed_space(self) -> Space | None:
@@ -244,6 +286,7 @@ class Agent(abc.ABC):
     def set_weights(self, weights: Mapping[str, Any], strict: bool = True) -> None:
         """Assigns variables by scoped name; checks all names and shapes first (``strict``: all must be given)."""
         self._require_built("set_weights").set_weights(dict(weights), strict)
+        self._sync_towers()
 
     def save(self, directory: str | Path) -> Path:
         """Writes a checkpoint (all variables, counters, config) atomically into ``directory``; returns it.

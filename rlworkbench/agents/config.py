@@ -266,6 +266,21 @@ OFF_POLICY_UPDATE: dict[str, Any] = section({
     "gradient_steps": POSITIVE_INT,
 })
 """The ``update`` section of replay-based agents: batch size, warm-up, and how often and how much to learn."""
+EXECUTION: dict[str, Any] = {
+    "type": "object", "additionalProperties": False,
+    "properties": {"devices": {"anyOf": [{"type": "null"}, POSITIVE_INT, {
+        "type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}]}},
+}
+"""The optional ``execution`` section: ``devices`` — towers for the update (a list of devices, or N for the first N
+GPUs; see :meth:`Agent.build`)."""
+
+
+def with_execution(schema: dict[str, Any]) -> dict[str, Any]:
+    """An agent's schema with the optional ``execution`` section (not required, no defaults)."""
+    schema["properties"]["execution"] = EXECUTION
+    return schema
+
+
 TARGET_SYNC: dict[str, Any] = section({
     "sync_interval": POSITIVE_INT,
     "tau": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},

@@ -75,6 +75,9 @@ class DQNAgent(Agent):
         return DQNGraph(policy, exploration, memory, loss, optimizer, config["update"]["batch_size"],
                         preprocessor=self.preprocessor, priority_epsilon=priority_epsilon)
 
+    def update_batch_rows(self) -> int:
+        return self.config["update"]["batch_size"]
+
     def root_input_spaces(self) -> dict[str, Any]:
         states, batch = self.state_space.with_batch_rank(), {"add_batch_rank": True}
         return {"states": states, "next_states": states, "preprocessed_states": PREPROCESSED,

@@ -23,6 +23,7 @@ from rlworkbench.agents.config import (
     UNITS,
     component_spec,
     section,
+    with_execution,
 )
 
 DEFAULTS: dict[str, Any] = {
@@ -43,7 +44,7 @@ DEFAULTS: dict[str, Any] = {
 
 
 
-SCHEMA: dict[str, Any] = section({
+SCHEMA: dict[str, Any] = with_execution(section({
     "type": {"const": "dqn"},
     "discount": PROBABILITY,
     "preprocessing": {"type": "array", "items": component_spec("preprocessor")},
@@ -70,4 +71,4 @@ SCHEMA: dict[str, Any] = section({
     "optimizer": OPTIMIZER,
     "update": OFF_POLICY_UPDATE,
     "target": TARGET_SYNC,
-})
+}))

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rlworkbench.agents.config import POSITIVE_INT, PROBABILITY, UNITS, component_spec, section
+from rlworkbench.agents.config import POSITIVE_INT, PROBABILITY, UNITS, component_spec, section, with_execution
 from rlworkbench.components.distributions import Distribution
 from rlworkbench.components.registry import registered
 
@@ -45,7 +45,7 @@ _NON_NEGATIVE = {"type": "number", "minimum": 0}
 _POSITIVE_OR_NULL = {"type": ["number", "null"], "exclusiveMinimum": 0}
 _LAYERS = {"type": "array", "minItems": 1, "items": component_spec("layer")}
 
-SCHEMA: dict[str, Any] = section({
+SCHEMA: dict[str, Any] = with_execution(section({
     "type": {"const": "ppo"},
     "discount": PROBABILITY,
     "preprocessing": {"type": "array", "items": component_spec("preprocessor")},
@@ -76,4 +76,4 @@ SCHEMA: dict[str, Any] = section({
         "num_minibatches": POSITIVE_INT,
         "target_kl": _POSITIVE_OR_NULL,
     }),
-})
+}))

@@ -93,6 +93,9 @@ class SACAgent(PolicyActing, Agent):
             return 0.5 * math.log(self.action_space.num_categories)
         return -float(self.action_space.flat_dim)
 
+    def update_batch_rows(self) -> int:
+        return self.config["update"]["batch_size"]
+
     def root_input_spaces(self) -> dict[str, Any]:
         states, batch = self.state_space.with_batch_rank(), {"add_batch_rank": True}
         return {"states": states, "next_states": states, "preprocessed_states": PREPROCESSED,

@@ -25,6 +25,7 @@ from rlworkbench.agents.config import (
            TARGET_SYNC,
            component_spec,
            section,
+    with_execution,
 )
 
 _HIDDEN = [{"type": "dense", "units": 256, "activation": "relu"},
@@ -47,7 +48,7 @@ DEFAULTS: dict[str, Any] = {
 
 _NETWORK = {"type": "array", "minItems": 1, "items": component_spec("layer")}
 
-SCHEMA: dict[str, Any] = section({
+SCHEMA: dict[str, Any] = with_execution(section({
     "type": {"const": "sac"},
     "discount": PROBABILITY,
     "preprocessing": {"type": "array", "items": component_spec("preprocessor")},
@@ -63,4 +64,4 @@ SCHEMA: dict[str, Any] = section({
     "optimizers": section({"critic": OPTIMIZER, "actor": OPTIMIZER, "alpha": OPTIMIZER}),
     "update": OFF_POLICY_UPDATE,
     "target": TARGET_SYNC,
-})
+}))

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from rlworkbench import nest
-from rlworkbench.core import call_modes
+from rlworkbench.core import call_modes, replication
 from rlworkbench.core.decorators import ApiMethod, ApiSpec, GraphFnSpec, GraphFunction
 from rlworkbench.core.records import ApiCall, GraphFnCall, Record
 from rlworkbench.errors import BuildError
@@ -68,6 +68,7 @@ def assemble(root: Component, api_methods: Iterable[str] | None = None,
         raise BuildError(f"no such API method(s) {unknown}", component=root.path,
                          expected=sorted(root.api_methods), got=unknown)
     given = set(optional_given)
+    learning = replication.learning_methods(root)
     run = _Assembly(root)
     _state.assembly = run
     try:
@@ -78,7 +79,8 @@ def assemble(root: Component, api_methods: Iterable[str] | None = None,
                 run.root_inputs[name] = inputs
                 first = len(run.api_calls)
                 args, kwargs = _as_call(spec, inputs)
-                getattr(root, name)(*args, **kwargs)
+                with replication.learning_call(name in learning):
+                    getattr(root, name)(*args, **kwargs)
                 for record in inputs.values():
                     record.producer = run.api_calls[first]
     finally:
@@ -118,6 +120,10 @@ def record_api_call(component: Component, spec: ApiSpec, *args: Any, **kwargs: A
     if component.root is not run.root:
         raise BuildError("API methods may only be called on sub-components of the graph being assembled; "
                          "add it with add_components()", component=component.path, api_method=spec.name)
+    towers = replication.replicas_of(component)
+    if towers is not None and replication.learning():  # a learning call of a replicated component: to its towers
+        return towers.forward(component.name, spec.name,
+                              *replication.positional_inputs(component, spec, args, kwargs))
     caller = run.stack[-1] if run.stack else None
     if caller is not None and caller.component is not component and component.parent is not caller.component:
         raise BuildError(f"'{caller.component.path}' may call API methods only of itself and its direct "

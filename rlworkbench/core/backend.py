@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rlworkbench.core.decorators import Declared
+from rlworkbench.core import replication
+from rlworkbench.core.decorators import ApiMethod, Declared
 from rlworkbench.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -121,10 +122,20 @@ class Backend(abc.ABC):
 def bind_built_calls(graph: ComponentGraph, backend: Backend) -> None:
     """Gives each built component its table of bound calls — the one place a build changes what
     ``component.<api method or graph function>`` resolves to (see :mod:`rlworkbench.core.decorators`)."""
+    learning = replication.learning_methods(graph.root)
     for component in graph.called_components:
         cls = type(component)
         declared = [getattr(cls, name) for name in dict.fromkeys([*component.api_methods, *component.graph_fns])]
         component._built_calls = {item: backend.bind_call(item, component) for item in declared}
+        if replication.replicas_of(component) is not None:  # learning calls go to its replica towers
+            for item in declared:
+                if isinstance(item, ApiMethod):
+                    bound = component._built_calls[item]
+                    component._built_calls[item] = replication.dispatching(bound, component, item.spec)
+        if component is graph.root:
+            for item in declared:
+                if item.name in learning:
+                    component._built_calls[item] = replication.marking_learning(component._built_calls[item])
 
 
 def register_backend(name: str, target: str) -> None:

@@ -77,6 +77,13 @@ def build(root: Component, input_spaces: Mapping[str, Any], backend: str | Backe
     return executor
 
 
+def assemble_for(root: Component, input_spaces: Mapping[str, Any]) -> ComponentGraph:
+    """The component graph ``build(root, input_spaces)`` would assemble (all root API methods), without building:
+    for code that reshapes a composition before its build (a device strategy)."""
+    spaces, arity = _expand_var_args(root, input_spaces)
+    return assemble(root, None, arity, optional_given=spaces)
+
+
 def _expand_var_args(root: Component, input_spaces: Mapping[str, Any],
                      ) -> tuple[dict[str, Space | OutputSpaceOf], dict[str, int]]:
     spaces: dict[str, Any] = {}

@@ -148,11 +148,13 @@ class Component:
             raise ConfigError(f"not below '{ancestor.path}'", component=self.path)
         return self.path[len(prefix):]
 
-    def walk(self) -> Iterator[Component]:
-        """This component and all below it, breadth first."""
+    def walk(self, skip: Callable[[Component], bool] | None = None) -> Iterator[Component]:
+        """This component and all below it, breadth first (without the sub-trees of components ``skip`` names)."""
         queue = [self]
         while queue:
             component = queue.pop(0)
+            if skip is not None and skip(component):
+                continue
             yield component
             queue.extend(component.sub_components.values())
 
@@ -217,10 +219,15 @@ class Component:
         self._generators[name] = (generator, seed)
         return generator
 
+    #: A component whose sub-tree holds replicas of variables kept elsewhere (a strategy's towers): its
+    #: variables are not the owner's weights (not in ``variables()``/``get_weights()`` of a component above it).
+    holds_replicas: ClassVar[bool] = False
+
     def variables(self, trainable_only: bool = False) -> dict[str, Any]:
-        """This component's and its sub-components' variables, by name relative to this component."""
+        """This component's and its sub-components' variables, by name relative to this component (without
+        replicas kept below it: :attr:`holds_replicas`)."""
         found: dict[str, Any] = {}
-        for component in self.walk():
+        for component in self.walk(skip=lambda c: c.holds_replicas and c is not self):
             prefix = component.relative_path(self)
             for name, variable in component._variables.items():
                 if not trainable_only or component._trainable[name]:

@@ -297,6 +297,14 @@ class Ops(Protocol):
         ``velocities`` (one per variable, for momentum) ``vel = momentum vel + u`` and ``var -= lr vel``, else
         ``var -= lr u``."""
 
+    def add_n_on(self, tensors: Sequence[Tensor], like: Variable) -> Tensor:
+        """The element-wise sum of same-shaped ``tensors`` (which may live on other devices), on ``like``'s device:
+        gradients of replicas gathered to their variable."""
+
+    def assign_all(self, variables: Sequence[Variable], values: Sequence[Tensor]) -> None:
+        """``variables[i] = values[i]`` for every ``i``, each value copied to its variable's device (replicas made
+        equal to their variable after an update)."""
+
     def sgd_update(self, variables: Sequence[Variable], grads: Sequence[Tensor], velocities: Sequence[Variable],
                    learning_rate: float, momentum: float) -> None:
         """SGD, in place: ``var -= lr g``; with ``velocities`` (one per variable, for momentum) ``vel = momentum

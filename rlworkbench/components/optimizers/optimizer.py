@@ -53,10 +53,20 @@ class Optimizer(Component):
             raise ConfigError("an optimizer needs the component(s) whose variables it optimises", component=self.name,
                               key_path="variables_of", expected="a component or a path", got=variables_of)
         self.variables_of = refs
+        self.replicas: Any = None  # a multi-device strategy's towers (ReplicaTowers), which replicate the targets
 
-    def reads_variables_of(self) -> list[Component]:
+    def targets(self) -> list[Component]:
+        """The components whose trainable variables this optimizer changes."""
         targets = [resolve_component(self, ref, "variables_of") for ref in self.variables_of]
         return list({id(t): t for t in targets}.values())
+
+    def reads_variables_of(self) -> list[Component]:
+        targets = self.targets()
+        copies = [copy for target in targets for copy in self._copies_of(target)]
+        return targets + copies  # replicas are built first too: their gradients are this optimizer's
+
+    def _copies_of(self, target: Component) -> list[Component]:
+        return [] if self.replicas is None else self.replicas.copies_of(target)
 
     def create_variables(self, input_spaces: dict[str, Space]) -> None:
         loss = input_spaces["loss"]
@@ -65,11 +75,15 @@ class Optimizer(Component):
                              expected="FloatBox() without batch/time ranks (reduce per-sample losses first)", got=loss)
         anchor = self.parent if self.parent is not None else self
         found: dict[str, Any] = {}
-        for target in self.reads_variables_of():
+        sources: dict[str, list[Any]] = {}  # where each variable's gradient comes from: itself, or its replicas
+        for target in self.targets():
             prefix = target.relative_path(anchor) if target is not anchor else ""
+            copies = [copy.variables(trainable_only=True) for copy in self._copies_of(target)]
             for name, variable in target.variables(trainable_only=True).items():
                 if all(variable is not v for v in found.values()):
-                    found[f"{prefix}/{name}" if prefix else name] = variable
+                    key = f"{prefix}/{name}" if prefix else name
+                    found[key] = variable
+                    sources[key] = [replica[name] for replica in copies] or [variable]
         if not found:
             raise ConfigError("no trainable variables to optimise (a component no API method calls has none)",
                               component=self.path, key_path="variables_of",
@@ -77,6 +91,13 @@ class Optimizer(Component):
                               got=[t.path for t in self.reads_variables_of()])
         self.variables_to_optimize = found
         self.variable_list = list(found.values())
+        self.gradient_sources = [sources[key] for key in found]
+        self.replicated = any(group[0] is not variable for group, variable in zip(self.gradient_sources,
+                                                                                   self.variable_list))
+        self.replica_variables = [replica for group, variable in zip(self.gradient_sources, self.variable_list)
+                                  if group[0] is not variable for replica in group]
+        self.replica_values = [variable for group, variable in zip(self.gradient_sources, self.variable_list)
+                               if group[0] is not variable for _ in group]
         self.steps = self.create_variable("steps", (), dtype="int64", trainable=False)
         self.create_slots()
 
@@ -98,7 +119,7 @@ class Optimizer(Component):
     def step(self, loss: Any) -> Any:
         # output spaces are declared so that a build never takes a real step: on PyTorch an in-place update
         # in a sample pass would invalidate the autograd graphs of the next optimizer's pass (several optimizers, SAC)
-        grads = self.ops.gradients(loss, self.variable_list)
+        grads = self._replica_gradients(loss) if self.replicated else self.ops.gradients(loss, self.variable_list)
         norm = self.ops.global_norm(grads)
         if self.clip_grad_value is not None:
             grads = [self.ops.clip(g, -self.clip_grad_value, self.clip_grad_value) for g in grads]
@@ -108,7 +129,19 @@ class Optimizer(Component):
         step = self.ops.cast(self.steps, "float32") + 1.0  # 1 on the first update
         self.apply_gradients(grads, step)
         self.ops.assign_add(self.steps, 1)
+        if self.replicated:  # every tower continues from the updated weights
+            self.ops.assign_all(self.replica_variables, self.replica_values)
         return loss, norm
+
+    def _replica_gradients(self, loss: Any) -> list[Any]:
+        """Each variable's gradient as the sum of its replicas' gradients: the loss is a mean over the whole batch,
+        so each tower's part already carries its shard's weight, and the sum is the full batch's gradient."""
+        flat = self.ops.gradients(loss, [source for group in self.gradient_sources for source in group])
+        grads, start = [], 0
+        for variable, group in zip(self.variable_list, self.gradient_sources):
+            part, start = flat[start:start + len(group)], start + len(group)
+            grads.append(part[0] if group[0] is variable else self.ops.add_n_on(part, variable))
+        return grads
 
     def apply_gradients(self, grads: list[Any], step: Any) -> None:
         """Changes ``self.variable_list`` (and slots) with ``self.ops.assign*``; ``step`` counts from 1."""

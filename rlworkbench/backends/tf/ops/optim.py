@@ -69,4 +69,18 @@ def sgd_update(variables: Sequence[tf.Variable], grads: Sequence[Tensor], veloci
             tf.raw_ops.ResourceApplyGradientDescent(var=variable.handle, alpha=rate, delta=grad)
 
 
-__all__ = ["adam_update", "clip_by_global_norm", "global_norm", "rmsprop_update", "sgd_update"]
+def add_n_on(tensors: Sequence[Tensor], like: tf.Variable) -> Tensor:
+    """The sum of same-shaped ``tensors`` (on any devices) on ``like``'s device."""
+    with tf.device(like.device):
+        return tf.add_n(list(tensors))
+
+
+def assign_all(variables: Sequence[tf.Variable], values: Sequence[Tensor]) -> None:
+    """``variables[i] = values[i]``, each assignment on its variable's device."""
+    for variable, value in zip(variables, values):
+        with tf.device(variable.device):
+            variable.assign(value)
+
+
+__all__ = ["adam_update", "add_n_on", "assign_all", "clip_by_global_norm", "global_norm", "rmsprop_update",
+           "sgd_update"]

@@ -98,4 +98,20 @@ def _with_momentum(velocities: Sequence[Tensor], updates: list[Tensor], momentum
     return velocities
 
 
-__all__ = ["adam_update", "clip_by_global_norm", "global_norm", "rmsprop_update", "sgd_update"]
+def add_n_on(tensors: Sequence[Tensor], like: Tensor) -> Tensor:
+    """The sum of same-shaped ``tensors`` (on any devices) on ``like``'s device."""
+    device = like.device
+    total = tensors[0].to(device)
+    for tensor in tensors[1:]:
+        total = total + tensor.to(device)
+    return total
+
+
+def assign_all(variables: Sequence[Tensor], values: Sequence[Tensor]) -> None:
+    """``variables[i] = values[i]`` (copied across devices), without recording autograd history."""
+    with torch.no_grad():
+        torch._foreach_copy_(list(variables), [v.detach() for v in values])
+
+
+__all__ = ["adam_update", "add_n_on", "assign_all", "clip_by_global_norm", "global_norm", "rmsprop_update",
+           "sgd_update"]

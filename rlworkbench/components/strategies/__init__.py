@@ -1,0 +1,12 @@
+"""Device strategies: how a built agent's update runs on several devices (replica towers in the graph)."""
+
+from rlworkbench.components.strategies.multi_device import (
+    remove_towers,
+    replicate_on_devices,
+    resolve_tower_devices,
+    sync_towers,
+)
+from rlworkbench.components.strategies.replica_towers import ReplicaTowers, Tower
+
+__all__ = ["ReplicaTowers", "Tower", "remove_towers", "replicate_on_devices", "resolve_tower_devices",
+           "sync_towers"]

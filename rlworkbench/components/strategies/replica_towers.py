@@ -1,0 +1,129 @@
+"""Replica towers: the synchronous multi-device strategy as components in the graph.
+
+:class:`ReplicaTowers` (``root/towers``) holds one :class:`Tower` per device, each holding copies of the
+components the root's learning methods train (``towers/tower_1/policy``). Inside a learning method a call of a
+replicated component comes here (:mod:`rlworkbench.core.replication`): every batch input is cut into one shard per
+tower (uneven shards allowed), each tower runs the call on its shard under its own device, and the outputs are
+concatenated in the original batch order — per-item outputs (TD errors → priorities) line up with the batch.
+
+The loss is then computed as before, on the whole batch (so anything that normalises over the batch — PPO's
+advantages — sees all of it). Each optimizer of a replicated component sums its replicas' gradients (the loss
+is a mean over the batch, so each shard's gradient carries its shard's weight: the sum is the full batch's
+gradient), applies it once to the component's own variables and copies them into every tower
+(:class:`~rlworkbench.components.optimizers.optimizer.Optimizer`). On TensorFlow all towers are one traced
+graph under their device scopes; on PyTorch they run in sequence (asynchronously on CUDA).
+
+The weights are the components' own: tower variables are replicas, left out of ``get_weights`` and checkpoints
+(:attr:`~rlworkbench.core.component.Component.holds_replicas`), so a checkpoint loads on any number of devices.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+from rlworkbench import nest
+from rlworkbench.core import replication
+from rlworkbench.core.component import Component
+from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.errors import BuildError, SpaceError
+from rlworkbench.spaces import Space
+
+_CONSTANT = (bool, int, float, str, type(None))
+
+
+class Tower(Component):
+    """One device's replicas: ``call(target, method, *inputs)`` runs ``method`` of the replica named ``target``."""
+
+    def __init__(self, replicas: Sequence[Component], device: str, name: str):
+        super().__init__(*replicas, name=name, device=device)
+
+    @api
+    def call(self, target: Any, method: Any, *inputs: Any) -> Any:
+        replica = self.sub_components[target]
+        return replication.call_with_inputs(getattr(replica, method), replica.api_methods[method], inputs)
+
+
+class ReplicaTowers(Component):
+    """One :class:`Tower` per device (``tower_0`` … ``tower_{N-1}``) with copies of ``components``;
+    ``forward(target, method, *inputs)`` runs a learning call of a replicated component on the towers (see the
+    module docstring). Inputs with a batch rank are cut into ``len(devices)`` shards along the batch axis
+    (batch-major); Python constants go to every tower as they are. Outputs must have a batch rank."""
+
+    holds_replicas = True
+
+    def __init__(self, components: Sequence[Component], devices: Sequence[str], name: str = "towers"):
+        self.devices = list(devices)
+        self.replicated = {component.name: component for component in components}
+        self.towers = [Tower([_replica_of(c) for c in components], device, name=f"tower_{index}")
+                       for index, device in enumerate(self.devices)]
+        super().__init__(*self.towers, name=name)
+        self.num_towers = len(self.towers)
+
+    def copies_of(self, component: Component) -> list[Component]:
+        """The replicas of ``component`` in every tower (none if it is not replicated here)."""
+        if self.replicated.get(component.name) is not component:
+            return []
+        return [tower.sub_components[component.name] for tower in self.towers]
+
+    @api
+    def forward(self, target: Any, method: Any, *inputs: Any) -> Any:
+        shards = [(value,) * self.num_towers if isinstance(value, _CONSTANT) else self._shards(value)
+                  for value in inputs]
+        outputs = [tower.call(target, method, *[shard[index] for shard in shards])
+                   for index, tower in enumerate(self.towers)]
+        first = outputs[0]
+        if first is None:
+            return None
+        if isinstance(first, tuple):
+            return tuple(self._concat(*[output[position] for output in outputs]) for position in range(len(first)))
+        return self._concat(*outputs)
+
+    def _shards(self, value: Any) -> tuple:
+        shards = self._split(value)
+        return shards if self.num_towers > 1 else (shards,)
+
+    @graph_fn(returns=lambda self: self.num_towers, output_spaces=lambda self, space: _shard_spaces(self, space))  # noqa: PLW0108 (defined below)
+    def _split(self, value: Any) -> Any:
+        leaves = nest.leaves(value)
+        rows = self.ops.dim(leaves[0], 0)
+        if isinstance(rows, int) and rows < self.num_towers:
+            raise SpaceError(f"a batch of {rows} rows cannot be split over {self.num_towers} devices {self.devices}",
+                             component=self.path, expected=f">= {self.num_towers} rows", got=rows)
+        bounds = [rows * index // self.num_towers for index in range(self.num_towers + 1)]
+        shards = tuple(nest.map_structure(lambda leaf, start=start, stop=stop: leaf[start:stop], value)
+                       for start, stop in itertools.pairwise(bounds))
+        return shards if self.num_towers > 1 else shards[0]
+
+    @graph_fn(output_spaces=lambda self, *spaces: _merged_space(self, spaces))
+    def _concat(self, *parts: Any) -> Any:
+        if len(parts) == 1:
+            return parts[0]
+        return nest.map_structure(lambda *leaves: self.ops.concat(list(leaves), 0), *parts)
+
+
+def _replica_of(component: Component) -> Component:
+    replica = component.copy()
+    replica.device = None  # the tower's device
+    replica.replicated_by = None
+    return replica
+
+
+def _shard_spaces(towers: ReplicaTowers, space: Space) -> Any:
+    for key, leaf in space.flatten().items():
+        if not leaf.has_batch_rank or (leaf.has_time_rank and leaf.time_major):
+            raise SpaceError("inputs of replicated calls are split over the towers along a leading batch axis",
+                             component=towers.path, key_path=key or None,
+                             expected="a batch-major space with a batch rank", got=leaf)
+    return space if towers.num_towers == 1 else (space,) * towers.num_towers
+
+
+def _merged_space(towers: ReplicaTowers, spaces: Sequence[Space]) -> Space:
+    space = spaces[0]
+    for key, leaf in space.flatten().items():
+        if not leaf.has_batch_rank or (leaf.has_time_rank and leaf.time_major):
+            raise BuildError("outputs of replicated calls are concatenated along a leading batch axis",
+                             component=towers.path, key_path=key or None,
+                             expected="a batch-major space with a batch rank", got=leaf)
+    return space
