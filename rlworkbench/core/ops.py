@@ -240,6 +240,10 @@ class Ops(Protocol):
     def random_categorical(self, generator: Generator, logits: Tensor) -> Tensor:
         """One int64 sample per leading position from ``softmax(logits)`` over the last axis (Gumbel-max)."""
 
+    def copy_generator_state(self, target: Generator, source: Generator) -> None:
+        """``target`` continues exactly where ``source`` stands (replica towers drawing what their component would
+        draw); both generators of one kind (on PyTorch: both CPU, or both CUDA)."""
+
     # ----- nn: convolution, pooling, scan -----------------------------------------------------------------------
     def conv2d(self, x: Tensor, kernel: Tensor, bias: Tensor | None, strides: Sequence[int] = (1, 1),
                padding: str = "valid") -> Tensor:

@@ -45,6 +45,18 @@ def learning_call(on: bool = True) -> Iterator[None]:
         _local.on = before
 
 
+def draw_rows() -> tuple[Any, Any, Any] | None:
+    """``(total_rows, start, stop)`` while a replica tower runs its shard of a batch (else None): random draws
+    with a leading batch axis are drawn for all ``total_rows`` rows and cut to the shard's, so a tower samples
+    exactly the rows one device would sample for the whole batch."""
+    return getattr(_local, "draw_rows", None)
+
+
+def set_draw_rows(rows: tuple[Any, Any, Any] | None) -> None:
+    """Sets (or, with None, clears) this thread's :func:`draw_rows`."""
+    _local.draw_rows = rows
+
+
 def learning_methods(root: Component) -> frozenset[str]:
     """The root API methods a strategy marked as learning ones (none without a strategy)."""
     return frozenset(getattr(root, "replica_learning_methods", ()))

@@ -2,7 +2,7 @@
 
 A sub-tree that repeats an earlier sibling's — same classes, same settings, same structure and variable shapes,
 like a target network next to its online network — says nothing new when drawn twice; it is drawn as one box
-that names the sibling it repeats.
+that names the sibling it repeats. A twin on another device (a replica tower) is drawn in full.
 """
 
 from __future__ import annotations
@@ -58,6 +58,8 @@ def _same(a: Component, b: Component) -> bool:
     add settings to the sub-trees it called, and only one of two twins may have been called)."""
     if type(a) is not type(b) or list(a.sub_components) != list(b.sub_components):
         return False
+    if (a.resolved_device or a.device) != (b.resolved_device or b.device):
+        return False  # a twin on another device (a replica tower) is news: drawn in its own colour
     settings_a, settings_b = _settings(a), _settings(b)
     if any(settings_a[key] != settings_b[key] for key in settings_a.keys() & settings_b.keys()):
         return False

@@ -157,7 +157,11 @@ class LiveView:
             self.progress.max = max(1, self.run.total_timesteps)
             self.progress.value = min(snapshot.timesteps, self.progress.max)
             self.progress.bar_style = BAR_STYLES.get(state, "")
-            text = html.escape(status_line(snapshot, self.run.total_timesteps, state, error))
+            text = status_line(snapshot, self.run.total_timesteps, state, error)
+            devices = getattr(self.run, "devices", None)
+            if devices:  # a multi-device run says where its update runs
+                text = f"{len(devices)} towers on {', '.join(devices)} · {text}"
+            text = html.escape(text)
             color = "#b00" if error is not None else "inherit"
             self.label.value = f"<span style='font-family: monospace; color: {color}'>{text}</span>"
             counts = (snapshot.num_episodes, snapshot.num_updates)

@@ -92,6 +92,11 @@ class Run:
         """Updates so far: ``update, timesteps_total, wall_time`` and the agent's metrics (losses …)."""
         return self.execution.snapshot().updates
 
+    @property
+    def devices(self) -> list[str] | None:
+        """The devices of the update's replica towers on a multi-device target (else None)."""
+        return self.execution.devices
+
     def plot(self, **options: Any) -> Figure:
         """Returns and losses so far as a drawn matplotlib Figure (see ``live_plot.plot_metrics`` for options)."""
         from rlworkbench.workbench.live_plot import plot_metrics
@@ -194,7 +199,8 @@ class Run:
     def __repr__(self) -> str:
         snapshot = self.execution.snapshot()
         recent = snapshot.recent_mean_return
-        parts = [f"target={self.target!r}", f"state={self.state!r}",
+        parts = [f"target={self.target!r}", *([f"devices={self.devices}"] if self.devices else []),
+                 f"state={self.state!r}",
                  f"timesteps={snapshot.timesteps}/{self.total_timesteps}", f"episodes={snapshot.num_episodes}",
                  f"recent_return={'n/a' if math.isnan(recent) else f'{recent:.2f}'}", f"logdir='{self.logdir}'"]
         if self.error is not None:

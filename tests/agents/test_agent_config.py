@@ -29,7 +29,7 @@ def config_error(**sections) -> ConfigError:
     ({"memory": {"type": "prioritized_replay", "capacity": 8, "gamma": 1}}, "memory/gamma",
      ["alpha", "beta", "capacity", "priority_epsilon", "type"]),
     ({"memory": {"type": "fifo_queue", "capacity": 8}}, "memory/type", ["replay_memory", "prioritized_replay"]),
-    ({"memroy": {}}, "memroy", ["discount", "exploration", "loss", "memory", "optimizer", "policy",
+    ({"memroy": {}}, "memroy", ["discount", "execution", "exploration", "loss", "memory", "optimizer", "policy",
                                 "preprocessing", "target", "type", "update"]),
     ({"update": {"batch_sise": 4}}, "update/batch_sise", ["batch_size", "gradient_steps", "learning_starts",
                                                           "update_interval"]),

@@ -46,7 +46,7 @@ def config_error(**sections) -> ConfigError:
     ({"policy": {"distribution": {"steer": "gauss"}}}, "policy/distribution/steer",
      ["bernoulli", "beta", "categorical", "normal", "squashed_normal"]),
     ({"memory": {"type": "replay_memory", "capacity": 8}}, "memory",
-     ["discount", "loss", "optimizer", "policy", "preprocessing", "type", "update"]),
+     ["discount", "execution", "loss", "optimizer", "policy", "preprocessing", "type", "update"]),
 ])
 def test_errors_name_the_json_path_and_what_is_allowed(sections, path, expected):
     assert_config_error(config_error(**sections), path, expected)

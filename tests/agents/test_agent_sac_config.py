@@ -51,7 +51,8 @@ def config_error(**sections) -> ConfigError:
     ({"update": {"train_freq": 4}}, "update/train_freq", ["batch_size", "gradient_steps", "learning_starts",
                                                           "update_interval"]),
     ({"target": {"tau": 1.5}}, "target/tau", "<= 1"),
-    ({"exploration": {}}, "exploration", ["critic", "discount", "memory", "optimizers", "policy", "preprocessing",
+    ({"exploration": {}}, "exploration", ["critic", "discount", "execution", "memory", "optimizers", "policy",
+                                          "preprocessing",
                                           "target", "temperature", "type", "update"]),
 ])
 def test_errors_name_the_json_path_and_what_is_allowed(sections, path, expected):

@@ -69,10 +69,14 @@ class ReplicaTowers(Component):
 
     @api
     def forward(self, target: Any, method: Any, *inputs: Any) -> Any:
+        self._batch = None  # set by _split: (rows, shard bounds) of this call's batch
         shards = [(value,) * self.num_towers if isinstance(value, _CONSTANT) else self._shards(value)
                   for value in inputs]
-        outputs = [tower.call(target, method, *[shard[index] for shard in shards])
-                   for index, tower in enumerate(self.towers)]
+        outputs = []
+        for index, tower in enumerate(self.towers):
+            self._start_draws(index)
+            outputs.append(tower.call(target, method, *[shard[index] for shard in shards]))
+            self._end_draws(index)
         first = outputs[0]
         if first is None:
             return None
@@ -92,9 +96,36 @@ class ReplicaTowers(Component):
             raise SpaceError(f"a batch of {rows} rows cannot be split over {self.num_towers} devices {self.devices}",
                              component=self.path, expected=f">= {self.num_towers} rows", got=rows)
         bounds = [rows * index // self.num_towers for index in range(self.num_towers + 1)]
+        self._batch = (rows, bounds)  # for the random draws of the towers' calls that follow
         shards = tuple(nest.map_structure(lambda leaf, start=start, stop=stop: leaf[start:stop], value)
                        for start, stop in itertools.pairwise(bounds))
         return shards if self.num_towers > 1 else shards[0]
+
+    @graph_fn(returns=0, output_spaces=lambda self, index: ())
+    def _start_draws(self, index: int) -> None:
+        """Tower ``index`` draws from where its components' generators stand, for the whole batch, keeping its rows."""
+        for replica, source in self._generator_pairs()[index]:
+            self.ops.copy_generator_state(replica, source)
+        batch = getattr(self, "_batch", None)
+        replication.set_draw_rows(None if batch is None else (batch[0], batch[1][index], batch[1][index + 1]))
+
+    @graph_fn(returns=0, output_spaces=lambda self, index: ())
+    def _end_draws(self, index: int) -> None:
+        """After the last tower the components' generators advance as one whole-batch draw would have moved them."""
+        replication.set_draw_rows(None)
+        if index == self.num_towers - 1:
+            for replica, source in self._generator_pairs()[index]:
+                self.ops.copy_generator_state(source, replica)
+
+    def _generator_pairs(self) -> list[list[tuple[Any, Any]]]:
+        """Per tower: ``(replica's generator, its component's generator)`` for every generator of a replica."""
+        if getattr(self, "_pairs", None) is None:
+            self._pairs = [[(copy_part._generators[name][0], part._generators[name][0])
+                            for component in self.replicated.values()
+                            for part, copy_part in zip(component.walk(), tower.sub_components[component.name].walk())
+                            for name in part._generators if name in copy_part._generators]
+                           for tower in self.towers]
+        return self._pairs
 
     @graph_fn(output_spaces=lambda self, *spaces: _merged_space(self, spaces))
     def _concat(self, *parts: Any) -> Any:

@@ -1,8 +1,8 @@
 """Where ``promote()`` runs a training: a registry of targets by name.
 
 A target is a factory ``factory(spec: RunSpec) -> Execution`` (see :mod:`.base`): it starts the training and
-returns at once. ``"local"`` (a worker thread in this process) is built in; the execution issue registers
-``"multi_gpu"`` and ``"ray"`` the same way, and a notebook may register its own::
+returns at once. ``"local"`` (a worker thread in this process) and ``"multi_gpu"`` (the same, the agent's update on
+replica towers) are built in; ``"ray"`` registers the same way, and a notebook may register its own::
 
     register_target("my_cluster", MyClusterExecution)
     run = promote("dqn_cartpole", to="my_cluster", timesteps=50_000)
@@ -55,7 +55,14 @@ def _local(spec: RunSpec) -> Execution:
     return LocalExecution(spec)
 
 
+def _multi_gpu(spec: RunSpec) -> Execution:
+    from rlworkbench.workbench.targets.multi_device import MultiDeviceExecution
+
+    return MultiDeviceExecution(spec)
+
+
 register_target("local", _local)
+register_target("multi_gpu", _multi_gpu)
 
 __all__ = ["DONE_STATES", "Execution", "TargetFactory", "get_target", "known_targets", "register_target",
            "unregister_target"]

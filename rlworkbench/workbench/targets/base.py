@@ -35,6 +35,11 @@ class Execution(abc.ABC):
         """One of ``starting``, ``running``, ``finished``, ``stopped``, ``failed``."""
 
     @property
+    def devices(self) -> list[str] | None:
+        """The devices the update runs on, where the target places it on several (else None)."""
+        return None
+
+    @property
     def done(self) -> bool:
         return self.state in DONE_STATES
 

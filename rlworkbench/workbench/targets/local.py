@@ -87,6 +87,11 @@ class LocalExecution(Execution):
         return self._done.wait(timeout)
 
     # ----- the thread ----------------------------------------------------------------------------------------
+    def _prepare_agent(self) -> None:
+        """Builds the agent if it is not built (in the run's thread: a build takes a while)."""
+        if _needs_build(self.agent):
+            self.agent.build()
+
     def _after_step(self, worker: Worker) -> bool | None:
         """The worker's callback after every step: a stop asked before ``worker.run`` began still stops it."""
         if self._stop_asked.is_set():
@@ -98,8 +103,7 @@ class LocalExecution(Execution):
         try:
             if self.spec.threads is not None:
                 get_backend(self.spec.backend).limit_threads(self.spec.threads)
-            if _needs_build(self.agent):
-                self.agent.build()
+            self._prepare_agent()
             if not self._stop_asked.is_set():
                 self._state = RUNNING
                 self.worker.run(timesteps=self.spec.timesteps)
