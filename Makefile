@@ -21,6 +21,7 @@ bench: bootstrap
 	$(VENV_PY) -m bench.backends
 	$(VENV_PY) -m bench.sample_throughput
 	$(VENV_PY) -m bench.train_overhead --backends torch tf
+	$(VENV_PY) -m bench.multi_device --backends torch tf
 	$(VENV_PY) -m bench.learning --seeds 3
 
 lint: bootstrap

@@ -73,6 +73,8 @@ def positional_inputs(component: Component, spec: ApiSpec, args: tuple, kwargs: 
     if spec.var_param:
         raise BuildError("an API method with *args cannot be replicated on towers", component=component.path,
                          api_method=spec.name)
+    if not kwargs and len(args) == len(spec.params) and not spec.keyword_only:  # the common case, without inspect
+        return list(args)
     bound = spec.signature.bind(component, *args, **kwargs)
     bound.apply_defaults()
     return [bound.arguments[param] for param in spec.params]

@@ -18,7 +18,7 @@ ROOT = str(Path(__file__).resolve().parents[2])
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from bench import act_overhead, backends, build_overhead, train_overhead  # noqa: E402 (after the path fix)
+from bench import act_overhead, backends, build_overhead, multi_device, train_overhead  # noqa: E402 (after the path fix)
 
 COMMON = {"benchmark", "case", "batch", "ratio", "paired_ratio", "repeats", "target", "meets_target", "python",
           "torch", "numpy", "torch_threads", "machine", "timestamp"}
@@ -99,6 +99,17 @@ def test_train_overhead_writes_its_csv(tmp_path):
     assert list(frame["unit"]) == ["env_steps_per_s", "env_steps_per_s", "samples_per_s"]
     assert (frame["ours_median"] > 0).all() and (frame["baseline_median"] > 0).all()
     assert list(frame["target"]) == ["ratio >= 0.9", "ratio >= 0.9", "ratio >= 0.95"]
+
+
+def test_multi_device_writes_its_csv(tmp_path):
+    out = tmp_path / "multi.csv"
+    returned = multi_device.main(["--repeats", "2", "--batches", "16", "--towers", "1", "2", "--out", str(out),
+                                  "--quiet"])
+    frame = pd.read_csv(out)
+    assert len(frame) == len(returned) == 2
+    assert list(frame["towers"]) == [1, 2] and list(frame["devices"]) == ["cpu", "cpu cpu"]
+    assert (frame["samples_per_s"] > 0).all() and (frame["overhead"] > 0).all()
+    assert list(frame["target"].fillna("")) == ["", "overhead <= 1.1"]
 
 
 def test_learning_writes_its_csv_and_configs(tmp_path):

@@ -15,7 +15,7 @@ import papermill
 import pytest
 
 NOTEBOOKS = Path(__file__).parents[2] / "notebooks"
-PARAMETERS = {"train_dqn_cartpole.ipynb": {"TIMESTEPS": 3000, "LIVE_SECONDS": 4}}
+PARAMETERS = {"train_dqn_cartpole.ipynb": {"TIMESTEPS": 3000, "LIVE_SECONDS": 4}, "multi_device.ipynb": {"TIMESTEPS": 2000}}
 WIDGET = "application/vnd.jupyter.widget-view+json"
 
 
@@ -89,5 +89,15 @@ def test_visual_debugging(tmp_path):
 def test_train_dqn_cartpole(tmp_path):
     notebook = executed(NOTEBOOKS / "train_dqn_cartpole.ipynb", tmp_path)
     assert not errors(notebook)
+    assert mime_outputs(notebook, WIDGET)  # the live run view
+    assert list((tmp_path / "runs").glob("*/checkpoints/final"))
+
+
+def test_multi_device(tmp_path):
+    notebook = executed(NOTEBOOKS / "multi_device.ipynb", tmp_path)
+    assert not errors(notebook)
+    svgs = mime_outputs(notebook, "image/svg+xml")
+    assert any("tower_0 (Tower)" in svg and "tower_1 (Tower)" in svg and "/CPU:1" in svg for svg in svgs)
+    assert "largest weight difference after 5 updates" in json.dumps(notebook.cells)
     assert mime_outputs(notebook, WIDGET)  # the live run view
     assert list((tmp_path / "runs").glob("*/checkpoints/final"))

@@ -90,16 +90,19 @@ class ReplicaTowers(Component):
 
     @graph_fn(returns=lambda self: self.num_towers, output_spaces=lambda self, space: _shard_spaces(self, space))  # noqa: PLW0108 (defined below)
     def _split(self, value: Any) -> Any:
-        leaves = nest.leaves(value)
-        rows = self.ops.dim(leaves[0], 0)
+        container = nest.is_container(value)
+        rows = self.ops.dim(nest.leaves(value)[0] if container else value, 0)
         if isinstance(rows, int) and rows < self.num_towers:
             raise SpaceError(f"a batch of {rows} rows cannot be split over {self.num_towers} devices {self.devices}",
                              component=self.path, expected=f">= {self.num_towers} rows", got=rows)
         bounds = [rows * index // self.num_towers for index in range(self.num_towers + 1)]
         self._batch = (rows, bounds)  # for the random draws of the towers' calls that follow
-        shards = tuple(nest.map_structure(lambda leaf, start=start, stop=stop: leaf[start:stop], value)
-                       for start, stop in itertools.pairwise(bounds))
-        return shards if self.num_towers > 1 else shards[0]
+        if self.num_towers == 1:
+            return value
+        if not container:
+            return tuple(value[start:stop] for start, stop in itertools.pairwise(bounds))
+        return tuple(nest.map_structure(lambda leaf, start=start, stop=stop: leaf[start:stop], value)
+                     for start, stop in itertools.pairwise(bounds))
 
     @graph_fn(returns=0, output_spaces=lambda self, index: ())
     def _start_draws(self, index: int) -> None:
