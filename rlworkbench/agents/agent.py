@@ -129,7 +129,9 @@ class Agent(abc.ABC):
         ``["cpu", "cpu"]``, TF's ``["/CPU:0", "/CPU:1"]``; an int N: the first N GPUs): the update batch is split
         into shards, the gradients of all towers are summed into one update, applied once and copied to every
         tower (see :mod:`rlworkbench.components.strategies`). ``None`` takes the config's ``execution/devices``
-        (one device when that is absent too). Weights and checkpoints are the same as on one device.
+        (one device when that is absent too). The agent's own components go on the first tower's device unless
+        the root has a device or ``device_map`` places it (key ``""``). Weights and checkpoints are the same as on
+        one device.
         """
         from rlworkbench.components.strategies import remove_towers, replicate_on_devices, resolve_tower_devices
 
@@ -147,10 +149,12 @@ class Agent(abc.ABC):
                                   f"{resolved}", key_path="devices", expected=f"at most {rows} devices",
                                   got=list(devices) if not isinstance(devices, int) else devices)
             self.towers = replicate_on_devices(self.root, resolved, self.root_input_spaces())
+            if self.root.device is None and "" not in (device_map or {}):  # the agent sits with its first tower
+                device_map = {"": resolved[0], **(device_map or {})}
         self.executor = build(self.root, self.root_input_spaces(), backend=self.backend, seed=self.seed,
                               device_map=device_map)
         self.api = self.executor.api
-        self._sync_towers()
+        self.sync_towers()
         self.after_build()
         return self
 
@@ -163,8 +167,10 @@ class Agent(abc.ABC):
         """How many rows an update's batch has, where the config fixes it (checked against the tower count)."""
         return None
 
-    def _sync_towers(self) -> None:
-        if getattr(self, "towers", None) is not None:
+    def sync_towers(self) -> None:
+        """Copies the agent's weights into its replica towers (done by ``build``, ``set_weights`` and ``load``;
+        for code that assigns variables some other way). Nothing without towers."""
+        if getattr(self, "towers", None) is not None and self.executor is not None:
             from rlworkbench.components.strategies import sync_towers
 
             sync_towers(self.towers)
@@ -286,7 +292,7 @@ class Agent(abc.ABC):
     def set_weights(self, weights: Mapping[str, Any], strict: bool = True) -> None:
         """Assigns variables by scoped name; checks all names and shapes first (``strict``: all must be given)."""
         self._require_built("set_weights").set_weights(dict(weights), strict)
-        self._sync_towers()
+        self.sync_towers()
 
     def save(self, directory: str | Path) -> Path:
         """Writes a checkpoint (all variables, counters, config) atomically into ``directory``; returns it.

@@ -293,6 +293,9 @@ class Component:
             memo[id(component.backend)] = None
             memo[id(component.ops)] = component.ops
             memo[id(component._built_calls)] = None  # bound to the original; the copy is reset below
+            towers = getattr(component, "replicated_by", None)
+            if towers is not None:
+                memo[id(towers)] = None  # a copy is not replicated (a strategy's towers stay with the original)
         duplicate = _copy.deepcopy(self, memo)
         for component in duplicate.walk():
             component._reset_build_state()

@@ -160,7 +160,7 @@ class Target:
                          api_methods=self.api_methods())
         self._executor = executor
         if self.agent is not None:
-            self.agent.executor = executor
+            self.agent.executor, self.agent.api = executor, executor.api
             self.agent.after_build()
         return executor
 
@@ -175,6 +175,8 @@ class Target:
                    if name in variables and tuple(variables[name].shape) == value.shape}
         if fitting:
             self.root.set_weights(fitting, strict=False)
+        if self.agent is not None:
+            self.agent.sync_towers()  # replica towers (a multi-device build) continue from the restored weights
         return len(fitting)
 
     def _placement(self) -> dict[str, str]:

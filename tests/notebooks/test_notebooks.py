@@ -15,7 +15,8 @@ import papermill
 import pytest
 
 NOTEBOOKS = Path(__file__).parents[2] / "notebooks"
-PARAMETERS = {"train_dqn_cartpole.ipynb": {"TIMESTEPS": 3000, "LIVE_SECONDS": 4}, "multi_device.ipynb": {"TIMESTEPS": 2000}}
+PARAMETERS = {"train_dqn_cartpole.ipynb": {"TIMESTEPS": 3000, "LIVE_SECONDS": 4},
+              "multi_device.ipynb": {"TIMESTEPS": 2000}}
 WIDGET = "application/vnd.jupyter.widget-view+json"
 
 

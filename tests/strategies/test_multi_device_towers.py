@@ -144,3 +144,19 @@ def test_more_devices_than_rows_is_an_error_at_build_and_at_the_call():
         agent.update(batch(2))
     after = agent.get_weights()
     assert all(np.array_equal(after[name], before[name]) for name in before)
+
+
+def test_an_explorer_rebuild_keeps_the_towers_and_their_weights():
+    from rlworkbench.workbench import GraphExplorer
+
+    agent, single = make_agent("dqn_per", "torch", ["cpu", "cpu"]), make_agent("dqn_per", "torch")
+    agent.update(batch(32, seed=1))
+    single.set_weights(agent.get_weights())
+    explorer = GraphExplorer(agent)
+    explorer.set_device("towers/tower_1", "cpu")
+    explorer.rebuild()
+    assert agent.devices == ["cpu", "cpu"] and agent.executor.graph.calls_of(agent.towers, "forward")
+    data = batch(32, seed=2)
+    np.testing.assert_allclose(td_errors(agent, data), td_errors(single, data), rtol=1e-5, atol=1e-6)
+    ours, theirs = agent.get_weights(), single.get_weights()
+    assert max(float(np.max(np.abs(ours[n].astype(float) - theirs[n]))) for n in theirs) < 1e-5

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rlworkbench.components.helpers.references import ComponentRef, resolve_component
+from rlworkbench.core import replication
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
 from rlworkbench.errors import ConfigError, SpaceError
@@ -53,7 +54,6 @@ class Optimizer(Component):
             raise ConfigError("an optimizer needs the component(s) whose variables it optimises", component=self.name,
                               key_path="variables_of", expected="a component or a path", got=variables_of)
         self.variables_of = refs
-        self.replicas: Any = None  # a multi-device strategy's towers (ReplicaTowers), which replicate the targets
 
     def targets(self) -> list[Component]:
         """The components whose trainable variables this optimizer changes."""
@@ -65,8 +65,11 @@ class Optimizer(Component):
         copies = [copy for target in targets for copy in self._copies_of(target)]
         return targets + copies  # replicas are built first too: their gradients are this optimizer's
 
-    def _copies_of(self, target: Component) -> list[Component]:
-        return [] if self.replicas is None else self.replicas.copies_of(target)
+    @staticmethod
+    def _copies_of(target: Component) -> list[Component]:
+        """The target's replicas in a multi-device build's towers (none on one device)."""
+        towers = replication.replicas_of(target)
+        return [] if towers is None else towers.copies_of(target)
 
     def create_variables(self, input_spaces: dict[str, Space]) -> None:
         loss = input_spaces["loss"]

@@ -81,9 +81,7 @@ def replicate_on_devices(root: Component, devices: Sequence[str], input_spaces: 
     towers = ReplicaTowers(replicated, devices, name=TOWERS)
     root.add_components(towers)
     for component in replicated:
-        component.replicated_by = towers
-    for optimizer in optimizers:
-        optimizer.replicas = towers
+        component.replicated_by = towers  # its learning calls go to the towers; its optimizer finds the replicas
     root.replica_learning_methods = tuple(learning)
     return towers
 
@@ -98,16 +96,25 @@ def remove_towers(root: Component) -> None:
     for component in root.walk():
         if getattr(component, "replicated_by", None) is towers:
             component.replicated_by = None
-        if isinstance(component, Optimizer) and component.replicas is towers:
-            component.replicas = None
     root.replica_learning_methods = ()
 
 
 def sync_towers(towers: ReplicaTowers) -> None:
-    """Copies every replicated component's weights into its replicas (after a build, ``set_weights``, ``load``)."""
+    """Copies every replicated component's weights — and its random generators' states — into its replicas (after
+    a build, ``set_weights``, ``load``). A generator whose state cannot move to its replica's device (PyTorch: a CPU
+    generator and a CUDA one) is a ConfigError: the towers could not draw what the component draws."""
     backend = towers.backend
     for component in towers.replicated.values():
         source = component.variables()
         for copy in towers.copies_of(component):
             for name, variable in copy.variables().items():
                 backend.assign(variable, backend.read(source[name]))
+    for pairs in towers._generator_pairs():
+        for replica, own in pairs:
+            try:
+                backend.ops.copy_generator_state(replica, own)
+            except Exception as error:  # the framework's own complaint about incompatible generator states
+                raise ConfigError(f"a replicated component draws random numbers on another kind of device than its "
+                                  f"towers ({type(error).__name__}: {error})", component=towers.path,
+                                  key_path="devices", expected="the agent's components on the towers' kind of device "
+                                  "(the default: the first tower's)", got=towers.devices) from None
