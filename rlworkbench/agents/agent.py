@@ -167,6 +167,13 @@ class Agent(abc.ABC):
         """How many rows an update's batch has, where the config fixes it (checked against the tower count)."""
         return None
 
+    def check_rows_for_towers(self, rows: int, argument: str = "batch") -> None:
+        """A batch of ``rows`` rows must give every replica tower at least one (checked before any change)."""
+        if self.towers is not None and rows < len(self.towers.devices):
+            raise SpaceError(f"a batch of {rows} rows cannot be split over {len(self.towers.devices)} devices "
+                             f"{self.towers.devices}", argument=argument,
+                             expected=f">= {len(self.towers.devices)} rows", got=rows)
+
     def sync_towers(self) -> None:
         """Copies the agent's weights into its replica towers (done by ``build``, ``set_weights`` and ``load``;
         for code that assigns variables some other way). Nothing without towers."""

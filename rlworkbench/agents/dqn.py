@@ -155,6 +155,7 @@ class DQNAgent(Agent):
             loss, grad_norm, td_errors = self.api.update_from_memory()
         else:
             args, by_name = self._external_batch(batch)
+            self.check_rows_for_towers(len(args[2]))
             loss, grad_norm, td_errors = self.api.update_from_batch(*args, **by_name)
         self.updates += 1
         target = self.config["target"]

@@ -154,7 +154,9 @@ class PPOAgent(PolicyActing, Agent):
         target_kl = self.config["update"]["target_kl"]
         totals: dict[str, float] = {}
         steps = 0
-        for rows in self._minibatches(rollout.size):
+        minibatches = list(self._minibatches(rollout.size))
+        self.check_rows_for_towers(min(len(rows) for rows in minibatches), "minibatch")
+        for rows in minibatches:
             loss, grad_norm, parts = self.api.update_minibatch(**{k: _rows(x, rows) for k, x in inputs.items()})
             for name, value in (("loss", loss), ("grad_norm", grad_norm), *parts.items()):
                 totals[name] = totals.get(name, 0.0) + float(value)

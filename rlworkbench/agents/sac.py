@@ -137,6 +137,8 @@ class SACAgent(PolicyActing, Agent):
         the gradient norms (before clipping), ``alpha`` (after the update) and ``entropy`` (``-mean log pi``)."""
         executor = self._require_built("update")
         args, by_name = ([], {}) if batch is None else self._external_batch(batch)
+        if batch is not None:
+            self.check_rows_for_towers(len(args[2]))
         target = self.config["target"]
         if (self.updates + 1) % target["sync_interval"] == 0 and not by_name:  # one graph call for both (fused on TF)
             outputs, _ = executor.execute(("update_from_memory", []), ("sync_target", np.float32(target["tau"])))

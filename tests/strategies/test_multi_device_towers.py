@@ -144,6 +144,24 @@ def test_more_devices_than_rows_is_an_error_at_build_and_at_the_call():
         agent.update(batch(2))
     after = agent.get_weights()
     assert all(np.array_equal(after[name], before[name]) for name in before)
+    with pytest.raises(SpaceError) as caught:  # the direct API call: the towers' own check
+        td_errors(agent, batch(2))
+    assert caught.value.component == "dqn/towers"
+
+
+def test_ppo_minibatches_smaller_than_the_tower_count_are_refused_before_any_step():
+    env_id, config = CONFIGS["ppo"]
+    tiny = {**config, "update": {"rollout_length": 1, "num_epochs": 1, "num_minibatches": 2}}
+    agent = Agent.from_env(env_id, tiny, backend="torch", seed=0).build(devices=["cpu"] * 3)
+    states = np.zeros((2, 4), np.float32)
+    actions = agent.get_actions(states)
+    agent.observe(states, actions, np.ones(2, np.float32), np.zeros(2, bool), states)
+    before = agent.get_weights()
+    with pytest.raises(SpaceError, match="a batch of 1 rows cannot be split over 3 devices") as caught:
+        agent.update()
+    assert caught.value.argument == "minibatch"
+    after = agent.get_weights()
+    assert all(np.array_equal(after[name], before[name]) for name in before)
 
 
 def test_an_explorer_rebuild_keeps_the_towers_and_their_weights():
