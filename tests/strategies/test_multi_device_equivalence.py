@@ -1,6 +1,7 @@
 """Replica towers change where the update runs, not what it computes: 1, 2 and 3 towers (3 on a batch of 32:
 uneven shards) end with the weights — networks, optimizer slots, memory and its priorities — of a one-device
-build after the same updates, for DQN with prioritised replay and 3-step returns, PPO, SAC and discrete SAC."""
+build after the same updates, for DQN with prioritised replay and 3-step returns, PPO (separate and shared value
+network), SAC and discrete SAC."""
 
 from __future__ import annotations
 
