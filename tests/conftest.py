@@ -8,6 +8,7 @@ import pytest
 
 os.environ.setdefault("RAY_AUTH_MODE", "disabled")
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # local Ray sessions listen on 127.0.0.1 only
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 

@@ -1,0 +1,168 @@
+"""A small fault-tolerant manager of Ray actors: requests in flight per actor, health, restarts, state re-sent.
+
+``ray.util.ActorPool`` knows nothing of dead actors; RLlib's ``FaultTolerantActorManager`` is the model for this
+one, cut to what the executors need. Each actor gets requests with :meth:`ActorManager.call` (at most
+``max_in_flight`` at a time); :meth:`ActorManager.results` waits for whatever finished (``ray.wait``) and returns
+:class:`CallResult` values. An actor that died (``ray.kill``, a crashed process) — or, with
+``restart_on_error``, one whose request raised — is replaced by ``factory(index)`` and handed the current state
+by ``on_restart(index, actor)`` (weights, a fresh env) before it gets new requests; its requests in flight are
+dropped and counted. After ``max_restarts`` restarts of one actor the next failure raises :class:`ActorFailed`
+with the error that caused it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rlworkbench.errors import RLWorkbenchError
+
+
+class ActorFailed(RLWorkbenchError):
+    """An actor failed more often than ``max_restarts`` allows; ``cause`` is the last error."""
+
+    def __init__(self, message: str, cause: BaseException | None = None, **context: Any):
+        super().__init__(message, **context)
+        self.cause = cause
+
+
+@dataclass
+class CallResult:
+    """One finished request: ``value``, or ``error`` (the exception as raised in the actor, or its death)."""
+
+    index: int
+    method: str
+    value: Any = None
+    error: BaseException | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@dataclass
+class _Slot:
+    actor: Any
+    restarts: int = 0
+    in_flight: dict[Any, str] = field(default_factory=dict)  # object ref -> method name
+    last_error: BaseException | None = None
+
+
+class ActorManager:
+    """Actors ``factory(0) … factory(count - 1)``; see the module docstring."""
+
+    def __init__(self, factory: Callable[[int], Any], count: int, *, max_in_flight: int = 2, max_restarts: int = 3,
+                 restart_on_error: bool = False, on_restart: Callable[[int, Any], None] | None = None):
+        if count < 1 or max_in_flight < 1 or max_restarts < 0:
+            raise ValueError("count and max_in_flight must be >= 1, max_restarts >= 0")
+        self.factory, self.max_in_flight, self.max_restarts = factory, max_in_flight, max_restarts
+        self.restart_on_error, self.on_restart = restart_on_error, on_restart
+        self.slots = [_Slot(factory(index)) for index in range(count)]
+        self.dropped = 0  #: requests lost with an actor that died or was restarted
+        self.errors: list[CallResult] = []  #: every failed request, in the order seen
+
+    # ----- state ------------------------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.slots)
+
+    def actor(self, index: int) -> Any:
+        return self.slots[index].actor
+
+    @property
+    def restarts(self) -> list[int]:
+        """Restarts per actor."""
+        return [slot.restarts for slot in self.slots]
+
+    def in_flight(self, index: int | None = None) -> int:
+        """Requests under way (of one actor, or of all)."""
+        slots = self.slots if index is None else [self.slots[index]]
+        return sum(len(slot.in_flight) for slot in slots)
+
+    def free(self, index: int) -> bool:
+        """Whether the actor may take another request now."""
+        return len(self.slots[index].in_flight) < self.max_in_flight
+
+    # ----- requests ---------------------------------------------------------------------------------------------
+    def call(self, index: int, method: str, *args: Any, **kwargs: Any) -> bool:
+        """Sends ``actor.method(*args, **kwargs)``; False (and nothing sent) if the actor has ``max_in_flight``
+        requests under way already."""
+        slot = self.slots[index]
+        if len(slot.in_flight) >= self.max_in_flight:
+            return False
+        slot.in_flight[getattr(slot.actor, method).remote(*args, **kwargs)] = method
+        return True
+
+    def call_all(self, method: str, *args: Any, **kwargs: Any) -> list[int]:
+        """:meth:`call` on every actor that is free; returns their indices."""
+        return [index for index in range(len(self.slots)) if self.call(index, method, *args, **kwargs)]
+
+    def results(self, timeout: float | None = 0.0, wait_for: int = 1) -> list[CallResult]:
+        """Finished requests (waiting up to ``timeout`` seconds for at least ``wait_for`` of them; ``None``: no
+        limit). Failed actors are restarted before this returns."""
+        import ray
+
+        owners = {ref: index for index, slot in enumerate(self.slots) for ref in slot.in_flight}
+        if not owners:
+            return []
+        ready, _ = ray.wait(list(owners), num_returns=min(wait_for, len(owners)), timeout=timeout)
+        if len(ready) < len(owners):  # collect whatever else is done too
+            more, _ = ray.wait([r for r in owners if r not in ready], num_returns=len(owners) - len(ready),
+                               timeout=0)
+            ready = ready + more
+        finished, failed = [], {}
+        for ref in ready:
+            index = owners[ref]
+            slot = self.slots[index]
+            method = slot.in_flight.pop(ref, None)
+            if method is None:  # dropped by a restart earlier in this loop
+                continue
+            try:
+                finished.append(CallResult(index, method, value=ray.get(ref)))
+            except ray.exceptions.RayActorError as error:  # the actor is gone
+                result = CallResult(index, method, error=error)
+                finished.append(result)
+                self.errors.append(result)
+                failed[index] = error
+            except ray.exceptions.RayTaskError as error:  # the request raised; the actor lives
+                cause = error.cause if isinstance(getattr(error, "cause", None), BaseException) else error
+                result = CallResult(index, method, error=cause)
+                finished.append(result)
+                self.errors.append(result)
+                if self.restart_on_error:
+                    failed[index] = cause
+        for index, error in failed.items():
+            self.restart(index, error)
+        return finished
+
+    # ----- faults -----------------------------------------------------------------------------------------------
+    def restart(self, index: int, error: BaseException | None = None) -> Any:
+        """Replaces actor ``index`` by a new one (its requests in flight are dropped) and hands it the current
+        state; raises :class:`ActorFailed` once it has been restarted ``max_restarts`` times already."""
+        import ray
+
+        slot = self.slots[index]
+        slot.last_error = error
+        if slot.restarts >= self.max_restarts:
+            raise ActorFailed(f"actor {index} failed after {slot.restarts} restarts: "
+                              f"{type(error).__name__ if error else 'stopped'}: {error}", cause=error)
+        self.dropped += len(slot.in_flight)
+        slot.in_flight.clear()
+        with contextlib.suppress(Exception):  # it may be dead already
+            ray.kill(slot.actor, no_restart=True)
+        slot.actor = self.factory(index)
+        slot.restarts += 1
+        if self.on_restart is not None:
+            self.on_restart(index, slot.actor)
+        return slot.actor
+
+    def close(self) -> None:
+        """Kills every actor (their requests in flight are dropped)."""
+        import ray
+
+        for slot in self.slots:
+            self.dropped += len(slot.in_flight)
+            slot.in_flight.clear()
+            with contextlib.suppress(Exception):
+                ray.kill(slot.actor, no_restart=True)

@@ -1,0 +1,36 @@
+"""One Ray session per process: started on first use (local, bound to 127.0.0.1) or joined (an address)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from rlworkbench.errors import ConfigError
+
+LOOPBACK_ONLY = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+"""Ray's switch between a loopback-only node (``"0"``) and one reachable from other hosts: set to ``"0"`` for a
+local session unless the environment says otherwise."""
+
+
+def ensure_ray(address: str | None = None, num_cpus: int | None = None, **options: Any) -> dict[str, Any]:
+    """Starts Ray here (``address=None``: a local single-node session whose processes listen on 127.0.0.1 only,
+    with ``num_cpus``; usage stats off, no dashboard) or connects to ``address`` (``"auto"``, a cluster's
+    address), unless a session is up already — then that one is used as it is. Returns the session's resources."""
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    if address is None:  # a single-node session: Ray's processes listen on the loopback address only
+        os.environ.setdefault(LOOPBACK_ONLY, "0")
+    import ray
+
+    if not ray.is_initialized():
+        if address is None and os.environ.get(LOOPBACK_ONLY) == "0":
+            from ray._private import ray_constants  # read when Ray was imported: maybe before the line above
+
+            ray_constants.ENABLE_RAY_CLUSTER = False
+        if num_cpus is not None and (isinstance(num_cpus, bool) or not isinstance(num_cpus, int) or num_cpus < 1):
+            raise ConfigError("bad number of CPUs for Ray", argument="num_cpus", expected="int >= 1", got=num_cpus)
+        settings: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False,
+                                    "namespace": "rlworkbench", **options}
+        if address is None:
+            settings.update(num_cpus=num_cpus)
+        ray.init(address=address, **settings)
+    return ray.cluster_resources()

@@ -1,0 +1,106 @@
+"""The actor manager on a real local Ray: requests capped per actor, results as they finish, a killed actor
+replaced and handed the current state, task errors kept (and restarts on them when asked), a limit on restarts."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import ray
+
+from rlworkbench.execution.ray import ActorFailed, ActorManager
+
+
+@ray.remote(num_cpus=0)
+class Holder:
+    """Keeps a value set from outside; ``work`` takes a while and says who did it with which value."""
+
+    def __init__(self, index: int):
+        self.index, self.value = index, None
+
+    def set_value(self, value):
+        self.value = value
+
+    def work(self, seconds: float = 0.0):
+        time.sleep(seconds)
+        return self.index, self.value
+
+    def fail(self, message: str):
+        raise ValueError(message)
+
+
+def collect(manager: ActorManager, count: int, timeout: float = 30.0) -> list:
+    found, deadline = [], time.monotonic() + timeout
+    while len(found) < count and time.monotonic() < deadline:
+        found += manager.results(timeout=1.0)
+    return found
+
+
+def test_requests_are_capped_per_actor_and_come_back(ray_session):
+    manager = ActorManager(Holder.remote, 2, max_in_flight=2)
+    try:
+        assert manager.call(0, "work", 0.2) and manager.call(0, "work", 0.2)
+        assert not manager.call(0, "work")  # two in flight already
+        assert manager.in_flight(0) == 2 and manager.free(1)
+        assert manager.call_all("work") == [1]
+        results = collect(manager, 3)
+        assert sorted(r.index for r in results) == [0, 0, 1] and all(r.ok for r in results)
+        assert manager.in_flight() == 0
+    finally:
+        manager.close()
+
+
+def test_a_killed_actor_is_replaced_and_gets_the_current_state(ray_session):
+    state = {"value": "weights-v1"}
+    handed = []
+
+    def resend(index, actor):
+        handed.append(index)
+        actor.set_value.remote(state["value"])
+
+    manager = ActorManager(Holder.remote, 2, max_in_flight=1, on_restart=resend)
+    try:
+        for index in range(2):
+            manager.actor(index).set_value.remote(state["value"])
+        manager.call(0, "work", 5.0)
+        manager.call(1, "work", 0.0)
+        state["value"] = "weights-v2"
+        ray.kill(manager.actor(0), no_restart=True)
+        results = collect(manager, 2)
+        died = [r for r in results if r.index == 0]
+        assert died and isinstance(died[0].error, ray.exceptions.RayActorError)
+        assert [r.value for r in results if r.index == 1] == [(1, "weights-v1")]
+        assert manager.restarts == [1, 0] and handed == [0]
+        manager.call(0, "work")
+        (result,) = collect(manager, 1)
+        assert result.value == (0, "weights-v2")  # the new actor got the state before its first request
+    finally:
+        manager.close()
+
+
+def test_task_errors_are_kept_and_restart_only_when_asked(ray_session):
+    keeping = ActorManager(Holder.remote, 1)
+    try:
+        keeping.call(0, "fail", "env exploded")
+        (result,) = collect(keeping, 1)
+        assert isinstance(result.error, ValueError) and "env exploded" in str(result.error)
+        assert keeping.restarts == [0] and keeping.errors == [result]
+    finally:
+        keeping.close()
+    restarting = ActorManager(Holder.remote, 1, restart_on_error=True, max_restarts=1)
+    try:
+        restarting.call(0, "fail", "first")
+        collect(restarting, 1)
+        assert restarting.restarts == [1]
+        restarting.call(0, "fail", "second")
+        with pytest.raises(ActorFailed, match="actor 0 failed after 1 restarts: ValueError") as caught:
+            collect(restarting, 1)
+        assert isinstance(caught.value.cause, ValueError) and "second" in str(caught.value.cause)
+    finally:
+        restarting.close()
+
+
+def test_the_local_session_listens_on_the_loopback_address(ray_session):
+    assert ray_session["CPU"] == 2
+    address = ray.get_runtime_context().gcs_address
+    assert address.startswith("127.0.0.1:")
