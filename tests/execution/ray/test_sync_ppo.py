@@ -1,0 +1,65 @@
+"""Synchronous PPO on a real local Ray: two sampler actors of two envs each feed one learner; every update sees
+both workers' rollouts, sampled with the newest weights; a sampler killed between iterations is replaced, handed
+the weights and sampled again, and the run goes on."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import ray
+
+from rlworkbench.agents import Agent
+from rlworkbench.errors import ConfigError
+from rlworkbench.execution.ray import SyncPPO
+
+CONFIG = {"type": "ppo", "policy": {"network": [{"type": "dense", "units": 16, "activation": "tanh"}]},
+          "update": {"rollout_length": 16, "num_epochs": 2, "num_minibatches": 2}}
+
+
+@pytest.fixture
+def run(ray_session):
+    agent = Agent.from_env("CartPole-v1", CONFIG, backend="torch", seed=0).build()
+    ppo = SyncPPO(agent, "CartPole-v1", workers=2, envs_per_worker=2, seed=0, sampler_cpus=0)
+    yield ppo
+    ppo.close()
+
+
+def assert_samplers_hold_the_learner_weights(ppo: SyncPPO) -> None:
+    learner = ppo.agent.get_weights(trainable_only=True)
+    for index in range(2):
+        held = ray.get(ppo.samplers.actor(index).weights.remote())
+        assert held.keys() == learner.keys()
+        for name in learner:
+            np.testing.assert_array_equal(held[name], learner[name])
+
+
+def test_iterations_gather_every_worker_and_broadcast_the_new_weights(run):
+    before = run.agent.get_weights(trainable_only=True)
+    history = [run.step() for _ in range(3)]
+    assert run.agent.updates == 3 and run.version == 3
+    assert [h["timesteps"] for h in history] == [64.0, 128.0, 192.0]  # 2 workers x 2 envs x 16 steps
+    assert all(h["rollout_steps"] == 64.0 for h in history)  # one update on every worker's envs
+    assert all(np.isfinite(h["loss"]) for h in history) and history[-1]["episodes"] > 0
+    after = run.agent.get_weights(trainable_only=True)
+    assert any(not np.array_equal(after[name], before[name]) for name in before)
+    assert_samplers_hold_the_learner_weights(run)
+
+
+def test_a_killed_sampler_is_replaced_with_the_current_weights(run):
+    run.step()
+    ray.kill(run.samplers.actor(1), no_restart=True)
+    metrics = run.step()
+    assert run.restarts == [0, 1]
+    (failed,) = run.samplers.errors
+    assert failed.index == 1 and isinstance(failed.error, ray.exceptions.RayActorError)
+    assert metrics["rollout_steps"] == 64.0  # the replaced worker's rollout was sampled again
+    assert_samplers_hold_the_learner_weights(run)
+
+
+def test_only_ppo_agents_and_sane_worker_counts(ray_session):
+    dqn = Agent.from_env("CartPole-v1", "dqn_cartpole", backend="torch")
+    with pytest.raises(ConfigError, match="synchronous PPO on Ray trains a PPO agent"):
+        SyncPPO(dqn, "CartPole-v1")
+    ppo = Agent.from_env("CartPole-v1", CONFIG, backend="torch")
+    with pytest.raises(ConfigError, match="bad workers"):
+        SyncPPO(ppo, "CartPole-v1", workers=0)
