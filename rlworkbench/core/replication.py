@@ -9,8 +9,8 @@ A strategy gives a root replica towers (see :mod:`rlworkbench.components.strateg
 While a learning method runs in a thread — recorded by the assembly, traced by TensorFlow, called on PyTorch —
 calls of a replicated component go to its towers; every other call (acting, probes, calls from other threads)
 reaches the component itself. So the learning sub-graph is replicated without a line of the agent changing,
-and the component graph shows both paths. Without a strategy nothing here runs: no attribute is set, no call
-is wrapped.
+and the component graph shows both paths. Without a strategy no attribute is set and no call is wrapped; the
+backends' random ops read :func:`draw_rows` (one thread-local lookup per draw).
 """
 
 from __future__ import annotations
