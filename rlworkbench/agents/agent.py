@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from rlworkbench import nest
+from rlworkbench.agents import towers
 from rlworkbench.agents.checkpoint import read_checkpoint, write_checkpoint
 from rlworkbench.agents.config import load_config, validate_config
 from rlworkbench.agents.preprocessed_states import PreprocessedStates
 from rlworkbench.agents.random_streams import is_stream, new_stream, reseed_generators
 from rlworkbench.agents.registry import agent_class
 from rlworkbench.agents.transitions import EpisodeTracker
-from rlworkbench.core.backend import get_backend
 from rlworkbench.core.builder import OutputSpaceOf, build
 from rlworkbench.drawable import pretty_with_draw_hint
 from rlworkbench.errors import BuildError, CheckpointError, ConfigError, SpaceError
@@ -133,24 +133,7 @@ class Agent(abc.ABC):
         the root has a device or ``device_map`` places it (key ``""``). Weights and checkpoints are the same as on
         one device.
         """
-        from rlworkbench.components.strategies import remove_towers, replicate_on_devices, resolve_tower_devices
-
-        if devices is None:
-            devices = (self.config.get("execution") or {}).get("devices")
-        self.towers = None
-        if devices is None:
-            remove_towers(self.root)
-        else:
-            backend = get_backend(self.backend)
-            resolved = resolve_tower_devices(devices, backend)
-            rows = self.update_batch_rows()
-            if rows is not None and rows < len(resolved):
-                raise ConfigError(f"an update batch of {rows} rows cannot be split over {len(resolved)} devices "
-                                  f"{resolved}", key_path="devices", expected=f"at most {rows} devices",
-                                  got=list(devices) if not isinstance(devices, int) else devices)
-            self.towers = replicate_on_devices(self.root, resolved, self.root_input_spaces())
-            if self.root.device is None and "" not in (device_map or {}):  # the agent sits with its first tower
-                device_map = {"": resolved[0], **(device_map or {})}
+        self.towers, device_map = towers.prepare_towers(self, devices, device_map)
         self.executor = build(self.root, self.root_input_spaces(), backend=self.backend, seed=self.seed,
                               device_map=device_map)
         self.api = self.executor.api
@@ -161,7 +144,7 @@ class Agent(abc.ABC):
     @property
     def devices(self) -> list[str] | None:
         """The devices of the update's replica towers (None: built on one device)."""
-        return None if getattr(self, "towers", None) is None else list(self.towers.devices)
+        return towers.devices_of(self.towers)
 
     def update_batch_rows(self) -> int | None:
         """How many rows an update's batch has, where the config fixes it (checked against the tower count)."""
@@ -169,18 +152,12 @@ class Agent(abc.ABC):
 
     def check_rows_for_towers(self, rows: int, argument: str = "batch") -> None:
         """A batch of ``rows`` rows must give every replica tower at least one (checked before any change)."""
-        if self.towers is not None and rows < len(self.towers.devices):
-            raise SpaceError(f"a batch of {rows} rows cannot be split over {len(self.towers.devices)} devices "
-                             f"{self.towers.devices}", argument=argument,
-                             expected=f">= {len(self.towers.devices)} rows", got=rows)
+        towers.check_rows(self.towers, rows, argument)
 
     def sync_towers(self) -> None:
         """Copies the agent's weights into its replica towers (done by ``build``, ``set_weights`` and ``load``;
         for code that assigns variables some other way). Nothing without towers."""
-        if getattr(self, "towers", None) is not None and self.executor is not None:
-            from rlworkbench.components.strategies import sync_towers
-
-            sync_towers(self.towers)
+        towers.refresh(self.towers)
 
     @property
     def preprocessed_space(self) -> Space | None:
