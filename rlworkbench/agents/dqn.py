@@ -163,6 +163,13 @@ class DQNAgent(Agent):
             self.api.sync_target(np.float32(target["tau"]))
         return {"loss": float(loss), "grad_norm": float(grad_norm), "td_error": float(np.mean(np.abs(td_errors)))}
 
+    def priorities(self, batch: Mapping[str, Any]) -> np.ndarray:
+        """``|TD error| + memory/priority_epsilon`` of each transition of ``batch`` (the keys of :meth:`update`)
+        under the current weights, learning nothing: what an Ape-X actor computes for its own transitions."""
+        self._require_built("priorities")
+        args, by_name = self._external_batch(batch)
+        return self.api.get_priorities(*args, next_preprocessed_states=by_name["next_preprocessed_states"])
+
     def _external_batch(self, batch: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]]:
         check_batch_keys(batch, BATCH_KEYS, optional=("importance_weights",))
         rewards = np.asarray(batch["rewards"], dtype=np.float32)

@@ -32,6 +32,7 @@ class DQNGraph(ReplayRoot):
     ``get_q_values(preprocessed_states)``, ``insert_records(preprocessed_states, actions, rewards, terminals, *,
     next_states) -> next_preprocessed_states``, ``update_from_memory()`` and ``update_from_batch(..., *,
     next_preprocessed_states, importance_weights)``, each ``-> (loss, grad_norm, td_errors)``,
+    ``get_priorities(preprocessed_states, actions, rewards, terminals, *, next_preprocessed_states)``,
     ``sync_target(tau)``, ``get_memory_size()``.
     """
 
@@ -94,6 +95,14 @@ class DQNGraph(ReplayRoot):
                            importance_weights)
 
     @api
+    def get_priorities(self, preprocessed_states: Any, actions: Any, rewards: Any, terminals: Any, *,
+                       next_preprocessed_states: Any) -> Any:
+        """``|TD error| + priority_epsilon`` of a batch under the current weights, without learning from it: the
+        priorities an Ape-X actor sends with its transitions."""
+        _, td_errors = self._loss(preprocessed_states, actions, rewards, terminals, next_preprocessed_states, None)
+        return self._priorities(td_errors)
+
+    @api
     def sync_target(self, tau: Any) -> None:
         """``target = tau * online + (1 - tau) * target`` (``tau = 1``: a copy)."""
         self.target_sync.sync(tau)
@@ -102,6 +111,13 @@ class DQNGraph(ReplayRoot):
                weights: Any) -> tuple[Any, Any, Any]:
         """The routing shared by both update API methods (a helper, not an API method of its own); ``weights``
         are ``None`` for uniform replay."""
+        loss, td_errors = self._loss(states, actions, rewards, terminals, next_states, weights)
+        loss, grad_norm = self.optimizer.step(loss)
+        return loss, grad_norm, td_errors
+
+    def _loss(self, states: Any, actions: Any, rewards: Any, terminals: Any, next_states: Any,
+              weights: Any) -> tuple[Any, Any]:
+        """``(loss, td_errors)`` of a batch (a helper, not an API method)."""
         q_values = self.policy.get_parameters(states)
         next_q_values = self.policy.get_parameters(next_states) if self.loss.double_q else None
         target_next_q_values = self.target_policy.get_parameters(next_states)
@@ -109,8 +125,7 @@ class DQNGraph(ReplayRoot):
             next_q_values = target_next_q_values
         loss, _, td_errors = self.loss.loss(q_values, actions, rewards, terminals, q_values_sp=next_q_values,
                                             target_q_values_sp=target_next_q_values, importance_weights=weights)
-        loss, grad_norm = self.optimizer.step(loss)
-        return loss, grad_norm, td_errors
+        return loss, td_errors
 
     @graph_fn
     def _priorities(self, td_errors: Any) -> Any:

@@ -93,6 +93,19 @@ def test_update_from_memory_and_from_a_batch(backend):
         agent.update({"states": batch["states"]})
 
 
+def test_priorities_are_the_td_errors_an_update_would_see_and_change_nothing(backend):
+    agent = small_agent(backend, memory={"type": "prioritized_replay", "capacity": 64, "priority_epsilon": 0.01})
+    batch = transitions(16, seed=4, terminal_every=5)
+    before = agent.get_weights()
+    priorities = agent.priorities(batch)
+    after = agent.get_weights()
+    assert all(np.array_equal(after[name], before[name]) for name in before)
+    args, by_name = agent._external_batch(batch)
+    _, _, td_errors = agent.api.update_from_batch(*args, **by_name)
+    assert priorities.shape == (16,) and len(np.unique(np.round(priorities, 5))) == 16
+    np.testing.assert_allclose(priorities, np.abs(td_errors) + 0.01, rtol=1e-5, atol=1e-6)
+
+
 def test_no_updates_from_an_empty_memory(backend):
     agent = small_agent(backend, loss={"n_step": 3}, update={"learning_starts": 0})
     batch = transitions(2, seed=3)

@@ -33,7 +33,8 @@ class PrioritizedReplay(ReplayMemory):
     ``p^alpha`` live in a sum tree (a :class:`SegmentTree` sub-component with ``capacity`` rounded up to a power
     of two): sampling by prefix sums, and the smallest stored priority (the largest importance weight) read off
     its filled leaves when sampling — no second tree to keep up to date on every insert and priority update.
-    New records get the largest priority given so far (1 at first). ``get_records`` returns ``(records,
+    New records get the largest priority given so far (1 at first), or their own with
+    ``insert_records_with_priorities(records, priorities)``. ``get_records`` returns ``(records,
     indices, weights)`` with importance weights ``w_i = (N·P(i))^-beta / max_k (N·P(k))^-beta``, ``k`` over the
     stored records, so in (0, 1]. Sampling needs stored records (an empty memory gives slot 0 with an infinite
     weight).
@@ -63,6 +64,12 @@ class PrioritizedReplay(ReplayMemory):
         self.sum_tree.update_distinct(*self._insert_with_max_priority(records))  # one write's slots
 
     @api
+    def insert_records_with_priorities(self, records: Any, priorities: Any) -> None:
+        """Appends a batch of records with their own priorities (computed where they were collected, as Ape-X's
+        actors do), overwriting the oldest when full; the largest priority so far follows them."""
+        self.sum_tree.update_distinct(self._write_slots(records), self._track_max_priority(priorities))
+
+    @api
     def get_records(self, num_records: Any) -> Any:
         """``(records, indices, importance_weights)`` of ``num_records`` records sampled by priority."""
         indices = self.sum_tree.find_prefix_sum(self._prefix_sums(num_records, self.sum_tree.reduce()))
@@ -77,6 +84,10 @@ class PrioritizedReplay(ReplayMemory):
     def _insert_with_max_priority(self, records: Any) -> tuple[Any, Any]:
         slots = self.write(records)
         return slots, self.ops.zeros_like(self.ops.cast(slots, "float32")) + self.max_priority ** self.alpha
+
+    @graph_fn(output_spaces=lambda memory, records: _slots_and_priorities(memory, records)[0])  # in [0, capacity)
+    def _write_slots(self, records: Any) -> Any:
+        return self.write(records)
 
     @graph_fn(output_spaces=_float_batch)  # declared: a batch of num_records, an input value
     def _prefix_sums(self, num_records: Any, total: Any) -> Any:

@@ -186,3 +186,16 @@ def test_priorities_computed_from_sampled_records_go_back_in_the_same_call(backe
     expected[indices] = priorities ** ALPHA
     np.testing.assert_allclose(sums[:5], expected, rtol=1e-6)
     assert test.variable_values("memory/max_priority") == pytest.approx(max(1.0, priorities.max()))
+
+
+def test_records_inserted_with_their_own_priorities_are_sampled_by_them(memory):
+    priorities = np.asarray([0.5, 2.0, 1.0, 4.0], np.float32)
+    memory.test(("insert_records_with_priorities", [batch([0, 1, 2, 3]), priorities]))
+    np.testing.assert_allclose(leaves(memory), [*(priorities ** ALPHA), 0, 0, 0, 0], rtol=1e-6)
+    memory.test(("insert_records", batch([4])))  # the largest priority so far follows the given ones
+    np.testing.assert_allclose(leaves(memory)[4], 4.0 ** ALPHA, rtol=1e-6)
+    records, indices, _ = memory.test(("get_records", 4000))
+    counts = np.bincount(indices, minlength=LEAVES)[:5] / 4000
+    expected = np.asarray([*(priorities ** ALPHA), 4.0 ** ALPHA])
+    np.testing.assert_allclose(counts, expected / expected.sum(), atol=0.03)
+    np.testing.assert_array_equal(records["id"], indices.astype(np.float32))  # each slot holds its record
