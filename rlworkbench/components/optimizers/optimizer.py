@@ -91,16 +91,15 @@ class Optimizer(Component):
             raise ConfigError("no trainable variables to optimise (a component no API method calls has none)",
                               component=self.path, key_path="variables_of",
                               expected="components with trainable variables",
-                              got=[t.path for t in self.reads_variables_of()])
+                              got=[t.path for t in self.targets()])
         self.variables_to_optimize = found
         self.variable_list = list(found.values())
         self.gradient_sources = [sources[key] for key in found]
-        self.replicated = any(group[0] is not variable for group, variable in zip(self.gradient_sources,
-                                                                                   self.variable_list))
-        self.replica_variables = [replica for group, variable in zip(self.gradient_sources, self.variable_list)
-                                  if group[0] is not variable for replica in group]
-        self.replica_values = [variable for group, variable in zip(self.gradient_sources, self.variable_list)
-                               if group[0] is not variable for _ in group]
+        copies = [(replica, variable) for group, variable in zip(self.gradient_sources, self.variable_list)
+                  if group[0] is not variable for replica in group]  # (replica, the variable it copies)
+        self.replicated = bool(copies)
+        self.replica_variables = [replica for replica, _ in copies]
+        self.replica_values = [variable for _, variable in copies]
         self.steps = self.create_variable("steps", (), dtype="int64", trainable=False)
         self.create_slots()
 
