@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rlworkbench.errors import RLWorkbenchError
+from rlworkbench.errors import ConfigError, RLWorkbenchError
 
 
 class ActorFailed(RLWorkbenchError):
@@ -47,7 +47,6 @@ class _Slot:
     actor: Any
     restarts: int = 0
     in_flight: dict[Any, str] = field(default_factory=dict)  # object ref -> method name
-    last_error: BaseException | None = None
 
 
 class ActorManager:
@@ -55,8 +54,10 @@ class ActorManager:
 
     def __init__(self, factory: Callable[[int], Any], count: int, *, max_in_flight: int = 2, max_restarts: int = 3,
                  restart_on_error: bool = False, on_restart: Callable[[int, Any], None] | None = None):
-        if count < 1 or max_in_flight < 1 or max_restarts < 0:
-            raise ValueError("count and max_in_flight must be >= 1, max_restarts >= 0")
+        for argument, value, least in (("count", count, 1), ("max_in_flight", max_in_flight, 1),
+                                       ("max_restarts", max_restarts, 0)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ConfigError(f"bad {argument}", argument=argument, expected=f"int >= {least}", got=value)
         self.factory, self.max_in_flight, self.max_restarts = factory, max_in_flight, max_restarts
         self.restart_on_error, self.on_restart = restart_on_error, on_restart
         self.slots = [_Slot(factory(index)) for index in range(count)]
@@ -143,7 +144,6 @@ class ActorManager:
         import ray
 
         slot = self.slots[index]
-        slot.last_error = error
         if slot.restarts >= self.max_restarts:
             raise ActorFailed(f"actor {index} failed after {slot.restarts} restarts: "
                               f"{type(error).__name__ if error else 'stopped'}: {error}", cause=error)

@@ -104,3 +104,14 @@ def test_the_local_session_listens_on_the_loopback_address(ray_session):
     assert ray_session["CPU"] == 2
     address = ray.get_runtime_context().gcs_address
     assert address.startswith("127.0.0.1:")
+
+
+@pytest.mark.parametrize(("settings", "argument"), [({"count": 0}, "count"), ({"max_in_flight": 0}, "max_in_flight"),
+                                                    ({"max_restarts": -1}, "max_restarts")])
+def test_bad_settings_are_config_errors(settings, argument):
+    from rlworkbench.errors import ConfigError
+
+    made = []
+    with pytest.raises(ConfigError) as caught:
+        ActorManager(made.append, **{"count": 1, **settings})
+    assert caught.value.argument == argument and made == []  # nothing started
