@@ -1,0 +1,54 @@
+"""A replay shard: one slice of Ape-X's prioritised replay, the library's ``PrioritizedReplay`` in its own process.
+
+Samplers add their transitions with the priorities they computed themselves (``agent.priorities(batch)``); the
+learner samples batches with importance weights and sends the new priorities back. The memory is built on its
+own (the component is the root of a small graph), on the backend the run uses, so a shard holds exactly what an
+agent's memory holds and a record space is all it needs to know.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from rlworkbench.spaces import Dict, FloatBox, IntBox, Space
+
+
+class ReplayShard:
+    """``capacity`` records of ``record_space`` (a Dict with a batch rank) with priorities ``p ** alpha``;
+    ``add`` / ``sample`` / ``update_priorities`` / ``size``."""
+
+    def __init__(self, record_space: Dict, capacity: int, alpha: float = 0.6, beta: float = 0.4,
+                 backend: str = "torch", seed: int | None = None):
+        from rlworkbench.components.memories import PrioritizedReplay
+        from rlworkbench.core.backend import get_backend
+        from rlworkbench.core.builder import build
+
+        get_backend(backend).limit_threads(1)
+        self.memory = PrioritizedReplay(capacity, alpha=alpha, beta=beta, name="replay_shard")
+        spaces: Mapping[str, Space] = {
+            "records": record_space, "num_records": IntBox(), "indices": IntBox(capacity, add_batch_rank=True),
+            "priorities": FloatBox(add_batch_rank=True)}
+        self.executor = build(self.memory, spaces, backend=backend, seed=seed,
+                              api_methods=["insert_records_with_priorities", "get_records", "update_records",
+                                           "get_size"])
+        self.added = 0
+
+    def add(self, records: Mapping[str, Any], priorities: np.ndarray) -> int:
+        """Appends a batch of records with their priorities (> 0); returns how many records were added so far."""
+        self.executor.execute("insert_records_with_priorities", records, np.asarray(priorities, np.float32))
+        self.added += len(priorities)
+        return self.added
+
+    def sample(self, num_records: int) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
+        """``(records, indices, importance_weights)`` of ``num_records`` records drawn by priority."""
+        return self.executor.execute("get_records", np.int64(num_records))
+
+    def update_priorities(self, indices: np.ndarray, priorities: np.ndarray) -> None:
+        """New priorities of the records at ``indices`` (as :meth:`sample` returned them)."""
+        self.executor.execute("update_records", np.asarray(indices), np.asarray(priorities, np.float32))
+
+    def size(self) -> int:
+        return int(self.executor.execute("get_size"))
