@@ -1,6 +1,7 @@
 """Device strategies: how a built agent's update runs on several devices (replica towers in the graph)."""
 
 from rlworkbench.components.strategies.multi_device import (
+    gpu_devices,
     remove_towers,
     replicate_on_devices,
     resolve_tower_devices,
@@ -8,5 +9,5 @@ from rlworkbench.components.strategies.multi_device import (
 )
 from rlworkbench.components.strategies.replica_towers import ReplicaTowers, Tower
 
-__all__ = ["ReplicaTowers", "Tower", "remove_towers", "replicate_on_devices", "resolve_tower_devices",
+__all__ = ["ReplicaTowers", "Tower", "gpu_devices", "remove_towers", "replicate_on_devices", "resolve_tower_devices",
            "sync_towers"]

@@ -22,11 +22,16 @@ from rlworkbench.errors import BuildError, ConfigError
 TOWERS = "towers"
 
 
+def gpu_devices(backend: Backend) -> list[str]:
+    """The GPUs this backend sees here, in order (``cuda:i`` on PyTorch, ``/GPU:i`` on TensorFlow)."""
+    return [d for d in backend.available_devices() if "cuda" in d.lower() or "gpu" in d.lower()]
+
+
 def resolve_tower_devices(devices: int | Sequence[str], backend: Backend) -> list[str]:
     """Device names for the towers: ``N`` means the first N GPUs; names are checked against the devices this
     backend sees here (the same device may appear more than once: two towers on one CPU)."""
     available = backend.available_devices()
-    gpus = [d for d in available if "cuda" in d.lower() or "gpu" in d.lower()]
+    gpus = gpu_devices(backend)
     if isinstance(devices, bool) or not isinstance(devices, (int, list, tuple)):
         raise ConfigError("devices must be a number of GPUs or a list of device names", key_path="devices",
                           expected=f"an int or a list such as {available}", got=devices)
@@ -109,7 +114,7 @@ def sync_towers(towers: ReplicaTowers) -> None:
         for copy in towers.copies_of(component):
             for name, variable in copy.variables().items():
                 backend.assign(variable, backend.read(source[name]))
-    for pairs in towers._generator_pairs():
+    for pairs in towers.generator_pairs():
         for replica, own in pairs:
             try:
                 backend.ops.copy_generator_state(replica, own)

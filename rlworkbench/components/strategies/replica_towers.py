@@ -107,7 +107,7 @@ class ReplicaTowers(Component):
     @graph_fn(returns=0, output_spaces=lambda self, index: ())
     def _start_draws(self, index: int) -> None:
         """Tower ``index`` draws from where its components' generators stand, for the whole batch, keeping its rows."""
-        for replica, source in self._generator_pairs()[index]:
+        for replica, source in self.generator_pairs()[index]:
             self.ops.copy_generator_state(replica, source)
         batch = getattr(self, "_batch", None)
         replication.set_draw_rows(None if batch is None else (batch[0], batch[1][index], batch[1][index + 1]))
@@ -117,10 +117,10 @@ class ReplicaTowers(Component):
         """After the last tower the components' generators advance as one whole-batch draw would have moved them."""
         replication.set_draw_rows(None)
         if index == self.num_towers - 1:
-            for replica, source in self._generator_pairs()[index]:
+            for replica, source in self.generator_pairs()[index]:
                 self.ops.copy_generator_state(source, replica)
 
-    def _generator_pairs(self) -> list[list[tuple[Any, Any]]]:
+    def generator_pairs(self) -> list[list[tuple[Any, Any]]]:
         """Per tower: ``(replica's generator, its component's generator)`` for every generator of a replica."""
         if getattr(self, "_pairs", None) is None:
             self._pairs = [[(copy_part._generators[name][0], part._generators[name][0])

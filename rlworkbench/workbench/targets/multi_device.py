@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from rlworkbench.components.strategies import resolve_tower_devices
+from rlworkbench.components.strategies import gpu_devices, resolve_tower_devices
 from rlworkbench.core.backend import get_backend
 from rlworkbench.errors import ConfigError
 from rlworkbench.workbench.run_spec import RunSpec
@@ -28,7 +28,7 @@ class MultiDeviceExecution(LocalExecution):
         requested = options.pop("devices", None)
         backend = get_backend(spec.backend)
         if requested is None:
-            gpus = [d for d in backend.available_devices() if "cuda" in d.lower() or "gpu" in d.lower()]
+            gpus = gpu_devices(backend)
             if not gpus:
                 raise ConfigError("the multi_gpu target needs devices= on a machine without GPUs", argument="devices",
                                   expected=f"a list of devices from {backend.available_devices()} (a device may "
