@@ -266,13 +266,23 @@ OFF_POLICY_UPDATE: dict[str, Any] = section({
     "gradient_steps": POSITIVE_INT,
 })
 """The ``update`` section of replay-based agents: batch size, warm-up, and how often and how much to learn."""
+RAY_SETTINGS: dict[str, Any] = {
+    "workers": POSITIVE_INT, "envs_per_worker": POSITIVE_INT, "fragment_length": POSITIVE_INT,
+    "shards": POSITIVE_INT, "replay_in_flight": POSITIVE_INT, "broadcast_every": POSITIVE_INT,
+    "weight_sync_steps": POSITIVE_INT, "queue_size": POSITIVE_INT, "max_restarts": {"type": "integer", "minimum": 0},
+    "sampler_cpus": {"type": "number", "minimum": 0, "maximum": 1024},
+    "num_cpus": {"type": ["integer", "null"], "minimum": 1}, "address": {"type": ["string", "null"], "minLength": 1},
+}
+"""Settings of a run on Ray (see :mod:`rlworkbench.execution.ray.settings` for their meaning and defaults)."""
+
 EXECUTION: dict[str, Any] = {
     "type": "object", "additionalProperties": False,
     "properties": {"devices": {"anyOf": [{"type": "null"}, POSITIVE_INT, {
-        "type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}]}},
+        "type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}]},
+        "ray": {"type": "object", "additionalProperties": False, "properties": RAY_SETTINGS}},
 }
 """The optional ``execution`` section: ``devices`` — towers for the update (a list of devices, or N for the first N
-GPUs; see :meth:`Agent.build`)."""
+GPUs; see :meth:`Agent.build`); ``ray`` — how a run on Ray is laid out (workers, shards, sync intervals …)."""
 
 
 def with_execution(schema: dict[str, Any]) -> dict[str, Any]:

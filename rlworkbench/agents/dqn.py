@@ -63,6 +63,7 @@ class DQNAgent(Agent):
                                         name="exploration")
         memory_config = dict(config["memory"])
         priority_epsilon = memory_config.pop("priority_epsilon", 1e-6)
+        self.priority_epsilon = float(priority_epsilon)
         with config_section("memory"):
             memory = from_spec(memory_config, name="memory")
         with config_section("loss"):
@@ -147,6 +148,15 @@ class DQNAgent(Agent):
         ``rewards``, ``terminals``, ``next_states`` — states preprocessed, as the memory holds them — and
         optionally ``importance_weights``). Syncs the target network when due. Returns ``loss``, ``grad_norm``
         (before clipping) and ``td_error`` (mean absolute TD error)."""
+        return self._update(batch)[0]
+
+    def update_with_priorities(self, batch: Mapping[str, Any]) -> tuple[dict[str, float], np.ndarray]:
+        """:meth:`update` on an outside ``batch`` (from a replay shard), plus the new priorities of its transitions
+        (``|TD error| + memory/priority_epsilon``, the TD errors of this update) for the shard to take back."""
+        metrics, td_errors = self._update(batch)
+        return metrics, np.abs(np.asarray(td_errors, np.float32)) + np.float32(self.priority_epsilon)
+
+    def _update(self, batch: Mapping[str, Any] | None) -> tuple[dict[str, float], Any]:
         self._require_built("update")
         if batch is None and not self._memory_has_records():
             raise RLWorkbenchError("the memory is empty: observe transitions before updating from it",
@@ -161,7 +171,8 @@ class DQNAgent(Agent):
         target = self.config["target"]
         if self.updates % target["sync_interval"] == 0:
             self.api.sync_target(np.float32(target["tau"]))
-        return {"loss": float(loss), "grad_norm": float(grad_norm), "td_error": float(np.mean(np.abs(td_errors)))}
+        return {"loss": float(loss), "grad_norm": float(grad_norm),
+                "td_error": float(np.mean(np.abs(td_errors)))}, td_errors
 
     def priorities(self, batch: Mapping[str, Any]) -> np.ndarray:
         """``|TD error| + memory/priority_epsilon`` of each transition of ``batch`` (the keys of :meth:`update`)

@@ -90,6 +90,17 @@ class MetricsBook:
                 self.lengths[env_id] = 0
         return rows
 
+    def add_episode(self, env_id: int, episode_return: float, length: int, timesteps_total: int, wall_time: float,
+                    terminated: bool, truncated: bool) -> tuple:
+        """Adds an episode that was accounted elsewhere (a sampler actor's worker); returns its row."""
+        with self._lock:
+            row = (len(self._episode_rows), int(env_id), int(self.env_episodes[env_id]), float(episode_return),
+                   int(length), int(timesteps_total), float(wall_time), bool(terminated), bool(truncated))
+            self._episode_rows.append(row)
+            self.recent_returns.append(row[3])
+            self.env_episodes[env_id] += 1
+        return row
+
     def add_update(self, timesteps_total: int, wall_time: float, metrics: dict[str, Any]) -> dict[str, Any]:
         row = {"update": len(self._update_rows), "timesteps_total": timesteps_total, "wall_time": wall_time}
         row.update((str(key), _as_float(value)) for key, value in metrics.items())

@@ -112,7 +112,7 @@ def _tensor_maker(device: torch.device) -> Callable[[np.ndarray, Space], torch.T
             flags = value.flags
             if flags.writeable and flags.c_contiguous:
                 return torch.from_numpy(value)
-            return torch.as_tensor(np.ascontiguousarray(value))
+            return torch.from_numpy(np.array(value, order="C"))  # a copy: read-only arrays (Ray's) stay untouched
 
         return to_cpu
     return lambda value, space: torch.as_tensor(value, device=device)

@@ -166,3 +166,13 @@ class ActorManager:
             slot.in_flight.clear()
             with contextlib.suppress(Exception):
                 ray.kill(slot.actor, no_restart=True)
+
+
+def wait_for_any(managers: list[ActorManager], timeout: float) -> None:
+    """Blocks until a request of any of ``managers`` finished, at most ``timeout`` seconds (at once if none is
+    under way); read them with each manager's ``results(timeout=0)``."""
+    import ray
+
+    refs = [ref for manager in managers for slot in manager.slots for ref in slot.in_flight]
+    if refs:
+        ray.wait(refs, num_returns=1, timeout=timeout)

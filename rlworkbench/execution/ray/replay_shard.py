@@ -42,8 +42,11 @@ class ReplayShard:
         self.added += len(priorities)
         return self.added
 
-    def sample(self, num_records: int) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
-        """``(records, indices, importance_weights)`` of ``num_records`` records drawn by priority."""
+    def sample(self, num_records: int) -> tuple[dict[str, Any], np.ndarray, np.ndarray] | None:
+        """``(records, indices, importance_weights)`` of ``num_records`` records drawn by priority; ``None`` while
+        the shard is empty (a learner may ask before the first records arrived)."""
+        if self.size() == 0:
+            return None
         return self.executor.execute("get_records", np.int64(num_records))
 
     def update_priorities(self, indices: np.ndarray, priorities: np.ndarray) -> None:

@@ -64,7 +64,7 @@ class Sampler:
         self.index = index
         vector_env = make_vector_env(env, num_envs=num_envs, seed=seed)
         self.agent = Agent.from_env(vector_env, dict(config), backend=backend, seed=seed).build()
-        self.recorder = _Recorder(self.agent)
+        self.recorder = self.make_recorder(self.agent)
         self.worker = Worker(self.recorder, vector_env, seed=seed, progress=False)
         self.version = 0
         if weights is not None:
@@ -81,12 +81,23 @@ class Sampler:
         """The acting copy's trainable weights (as the learner sent them)."""
         return self.agent.get_weights(trainable_only=True)
 
-    def sample(self, steps: int) -> dict[str, Any]:
-        """``steps`` steps of every env: ``batch`` (sequences), ``timesteps`` (env steps taken), ``episodes`` (the
-        returns and lengths of episodes that ended), ``version`` (of the weights that acted), ``index``."""
+    def make_recorder(self, agent: Any) -> Any:
+        """The agent the worker steps with: acts with ``agent``, keeps what it observes (sequences here)."""
+        return _Recorder(agent)
+
+    def run_steps(self, steps: int) -> dict[str, Any]:
+        """Steps every env ``steps`` times; the report every sample carries: ``index``, ``version`` (of the
+        weights that acted), ``timesteps`` (env steps taken) and ``episodes`` (one list per column of the episodes
+        that ended: ``env_id``, ``return``, ``length``, ``terminated``, ``truncated``)."""
         self.worker.run(timesteps=steps * self.worker.num_envs)
         episodes = self.worker.book.episodes().iloc[self._episodes_seen:]
         self._episodes_seen += len(episodes)
-        return {"index": self.index, "version": self.version, "batch": self.recorder.take(),
-                "timesteps": steps * self.worker.num_envs,
-                "episodes": {"return": episodes["return"].to_numpy(), "length": episodes["length"].to_numpy()}}
+        columns = ("env_id", "return", "length", "terminated", "truncated")
+        return {"index": self.index, "version": self.version, "timesteps": steps * self.worker.num_envs,
+                "episodes": {name: episodes[name].tolist() for name in columns}}
+
+    def sample(self, steps: int) -> dict[str, Any]:
+        """:meth:`run_steps` plus ``batch``: the steps as ``(num_envs, steps)`` sequences."""
+        report = self.run_steps(steps)
+        report["batch"] = self.recorder.take()
+        return report

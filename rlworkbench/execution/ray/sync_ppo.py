@@ -19,48 +19,23 @@ import numpy as np
 
 from rlworkbench import nest
 from rlworkbench.errors import ConfigError
-from rlworkbench.execution.ray.actor_manager import ActorManager, CallResult
-from rlworkbench.execution.ray.sampler import Sampler
-from rlworkbench.execution.ray.session import ensure_ray
+from rlworkbench.execution.ray.actor_manager import CallResult
+from rlworkbench.execution.ray.algorithm import RayAlgorithm
 
 
-class SyncPPO:
+class SyncPPO(RayAlgorithm):
     """PPO with ``workers`` sampler actors of ``envs_per_worker`` envs each; :meth:`step` is one iteration."""
 
-    def __init__(self, agent: Any, env: str, *, workers: int = 2, envs_per_worker: int = 1, seed: int = 0,
-                 sampler_cpus: float = 1.0, max_restarts: int = 3, address: str | None = None,
-                 num_cpus: int | None = None):
+    def __init__(self, agent: Any, env: Any, settings: Mapping[str, Any] | None = None, *, seed: int | None = 0,
+                 log: Any = None):
         if getattr(agent, "type_name", None) != "ppo":
             raise ConfigError("synchronous PPO on Ray trains a PPO agent", argument="agent", expected="ppo",
                               got=getattr(agent, "type_name", type(agent).__name__))
-        for name, value in (("workers", workers), ("envs_per_worker", envs_per_worker)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ConfigError(f"bad {name}", argument=name, expected="int >= 1", got=value)
-        import ray
+        super().__init__(agent, env, settings, seed=seed, log=log)
+        self.rollout_length = int(self.agent.config["update"]["rollout_length"])
 
-        ensure_ray(address, num_cpus)
-        self.agent = agent if agent.executor is not None else agent.build()
-        self.rollout_length = int(agent.config["update"]["rollout_length"])
-        self.version = 0
-        self._weights = ray.put(self.agent.get_weights(trainable_only=True))
-        remote = ray.remote(num_cpus=sampler_cpus)(Sampler)
-        config, backend = dict(agent.config), agent.backend or agent.executor.backend.name
-
-        def make(index: int) -> Any:
-            return remote.remote(index, config, env, envs_per_worker, backend, seed + 1000 * (index + 1),
-                                 self._weights, self.version)
-
-        self.samplers = ActorManager(make, workers, max_in_flight=1, max_restarts=max_restarts,
-                                     restart_on_error=True, on_restart=self._hand_weights)
-        self.timesteps, self.episodes = 0, 0
-        self.recent_returns: list[float] = []
-
-    def _hand_weights(self, index: int, actor: Any) -> None:
-        actor.set_weights.remote(self._weights, self.version)
-
-    def step(self, timeout: float = 300.0) -> dict[str, float]:
-        """One iteration: sample on every worker, update once, broadcast; returns the update's metrics plus
-        ``timesteps``, ``episodes``, ``sample_s`` and ``update_s``."""
+    def step(self, timeout: float = 300.0) -> None:
+        """One iteration: sample on every worker with the newest weights, update once, broadcast."""
         started = time.perf_counter()
         pending = set(range(len(self.samplers)))
         for index in pending:
@@ -73,46 +48,21 @@ class SyncPPO:
             for result in self.samplers.results(timeout=1.0, wait_for=len(pending)):
                 self._take(result, rollouts, pending)
         sampled = time.perf_counter()
-        batch = _concatenated([rollouts[index]["batch"] for index in sorted(rollouts)])
-        metrics = self.agent.update(batch)
-        self._broadcast()
-        steps = sum(r["timesteps"] for r in rollouts.values())
-        returns = np.concatenate([r["episodes"]["return"] for r in rollouts.values()])
-        self.timesteps += steps
-        self.episodes += len(returns)
-        self.recent_returns = (self.recent_returns + returns.tolist())[-100:]
-        return {**metrics, "timesteps": float(self.timesteps), "episodes": float(self.episodes),
-                "sample_s": sampled - started, "update_s": time.perf_counter() - sampled}
+        for index in sorted(rollouts):
+            self.record_sample(rollouts[index])
+        metrics = self.agent.update(_concatenated([rollouts[index]["batch"] for index in sorted(rollouts)]))
+        self.broadcast()
+        for index in range(len(self.samplers)):
+            self.hand_weights(index)
+        self.record_update({**metrics, "sample_s": sampled - started, "update_s": time.perf_counter() - sampled})
 
     def _take(self, result: CallResult, rollouts: dict[int, dict[str, Any]], pending: set[int]) -> None:
         if result.ok:
             rollouts[result.index] = result.value
             pending.discard(result.index)
-        else:  # the manager replaced the sampler and handed it the weights: sample again
+        else:  # the manager replaced the sampler, made with the current weights: sample again
+            self.note_failure(result)
             self.samplers.call(result.index, "sample", self.rollout_length)
-
-    def _broadcast(self) -> None:
-        import ray
-
-        self.version += 1
-        self._weights = ray.put(self.agent.get_weights(trainable_only=True))
-        for index in range(len(self.samplers)):
-            self._hand_weights(index, self.samplers.actor(index))
-
-    def train(self, timesteps: int) -> list[dict[str, float]]:
-        """Iterations until ``timesteps`` env steps were sampled (over all workers); their metrics."""
-        history = []
-        while self.timesteps < timesteps:
-            history.append(self.step())
-        return history
-
-    @property
-    def restarts(self) -> list[int]:
-        return self.samplers.restarts
-
-    def close(self) -> None:
-        """Ends the sampler actors (the Ray session stays for the next run)."""
-        self.samplers.close()
 
 
 def _concatenated(batches: list[Mapping[str, Any]]) -> dict[str, Any]:

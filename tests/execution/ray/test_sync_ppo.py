@@ -14,12 +14,13 @@ from rlworkbench.execution.ray import SyncPPO
 
 CONFIG = {"type": "ppo", "policy": {"network": [{"type": "dense", "units": 16, "activation": "tanh"}]},
           "update": {"rollout_length": 16, "num_epochs": 2, "num_minibatches": 2}}
+SETTINGS = {"workers": 2, "envs_per_worker": 2, "sampler_cpus": 0}
 
 
 @pytest.fixture
 def run(ray_session):
     agent = Agent.from_env("CartPole-v1", CONFIG, backend="torch", seed=0).build()
-    ppo = SyncPPO(agent, "CartPole-v1", workers=2, envs_per_worker=2, seed=0, sampler_cpus=0)
+    ppo = SyncPPO(agent, "CartPole-v1", SETTINGS, seed=0)
     yield ppo
     ppo.close()
 
@@ -35,11 +36,14 @@ def assert_samplers_hold_the_learner_weights(ppo: SyncPPO) -> None:
 
 def test_iterations_gather_every_worker_and_broadcast_the_new_weights(run):
     before = run.agent.get_weights(trainable_only=True)
-    history = [run.step() for _ in range(3)]
+    for _ in range(3):
+        run.step()
     assert run.agent.updates == 3 and run.version == 3
-    assert [h["timesteps"] for h in history] == [64.0, 128.0, 192.0]  # 2 workers x 2 envs x 16 steps
-    assert all(h["rollout_steps"] == 64.0 for h in history)  # one update on every worker's envs
-    assert all(np.isfinite(h["loss"]) for h in history) and history[-1]["episodes"] > 0
+    history = run.updates
+    assert history["timesteps_total"].tolist() == [64, 128, 192]  # 2 workers x 2 envs x 16 steps
+    assert (history["rollout_steps"] == 64.0).all()  # one update on every worker's envs
+    assert np.isfinite(history["loss"]).all() and run.book.num_episodes > 0
+    assert (run.workers()["env_steps"] == 96).all() and (run.workers()["weights_behind"] == 0).all()
     after = run.agent.get_weights(trainable_only=True)
     assert any(not np.array_equal(after[name], before[name]) for name in before)
     assert_samplers_hold_the_learner_weights(run)
@@ -48,11 +52,12 @@ def test_iterations_gather_every_worker_and_broadcast_the_new_weights(run):
 def test_a_killed_sampler_is_replaced_with_the_current_weights(run):
     run.step()
     ray.kill(run.samplers.actor(1), no_restart=True)
-    metrics = run.step()
+    run.step()
     assert run.restarts == [0, 1]
     (failed,) = run.samplers.errors
     assert failed.index == 1 and isinstance(failed.error, ray.exceptions.RayActorError)
-    assert metrics["rollout_steps"] == 64.0  # the replaced worker's rollout was sampled again
+    assert run.updates["rollout_steps"].tolist() == [64.0, 64.0]  # the replaced worker's rollout sampled again
+    assert run.workers()["last_error"][1] == "ActorDiedError: The actor died unexpectedly before finishing this task."
     assert_samplers_hold_the_learner_weights(run)
 
 
@@ -61,8 +66,8 @@ def test_only_ppo_agents_and_sane_worker_counts(ray_session):
     with pytest.raises(ConfigError, match="synchronous PPO on Ray trains a PPO agent"):
         SyncPPO(dqn, "CartPole-v1")
     ppo = Agent.from_env("CartPole-v1", CONFIG, backend="torch")
-    with pytest.raises(ConfigError, match="bad workers"):
-        SyncPPO(ppo, "CartPole-v1", workers=0)
+    with pytest.raises(ConfigError, match="execution/ray/workers"):
+        SyncPPO(ppo, "CartPole-v1", {"workers": 0})
 
 
 @pytest.mark.slow
@@ -71,11 +76,15 @@ def test_sync_ppo_on_two_workers_solves_cartpole(ray_session):
     """The shipped PPO config on 2 workers x 4 envs: a last-20 mean return of 475 within 100,000 steps (about 35k
     steps and 20 s on this machine)."""
     agent = Agent.from_env("CartPole-v1", "ppo_cartpole", backend="torch", seed=0).build()
-    ppo = SyncPPO(agent, "CartPole-v1", workers=2, envs_per_worker=4, seed=0, sampler_cpus=0)
+    ppo = SyncPPO(agent, "CartPole-v1", {**SETTINGS, "envs_per_worker": 4}, seed=0)
     try:
-        while ppo.timesteps < 100_000 and not (len(ppo.recent_returns) >= 20
-                                                and np.mean(ppo.recent_returns[-20:]) >= 475.0):
+        while ppo.timesteps < 100_000 and not last_20_mean(ppo) >= 475.0:
             ppo.step()
-        assert np.mean(ppo.recent_returns[-20:]) >= 475.0, (ppo.timesteps, ppo.recent_returns[-20:])
+        assert last_20_mean(ppo) >= 475.0, (ppo.timesteps, ppo.episodes.tail(20))
     finally:
         ppo.close()
+
+
+def last_20_mean(algorithm) -> float:
+    returns = algorithm.episodes["return"]
+    return float(returns.tail(20).mean()) if len(returns) >= 20 else float("nan")

@@ -1,0 +1,57 @@
+"""The settings of a run on Ray and which distributed algorithm trains which agent type.
+
+Settings come from the agent config's optional ``execution/ray`` section, overridden by keyword arguments
+(``promote(..., to="ray", workers=4)``), merged over :data:`DEFAULTS` and validated by the agents' JSON-schema
+machinery, so a bad value is a ConfigError naming ``execution/ray/<key>``:
+
+- ``workers`` sampler actors, each with ``envs_per_worker`` envs, asked for ``fragment_length`` steps per env at a
+  time; ``sampler_cpus`` CPUs reserved per sampler (0 lets more actors than CPUs share them);
+- ``shards`` replay shards (Ape-X; the memory's capacity is split across them) and ``replay_in_flight`` sample
+  requests the learner keeps under way per shard;
+- ``broadcast_every`` updates between weight broadcasts (one ``ray.put``) and ``weight_sync_steps`` env steps of a
+  sampler between its pick-ups of the newest weights (Ape-X, IMPALA; synchronous PPO broadcasts every update);
+- ``queue_size`` fragments IMPALA's learner queue holds (samplers wait when it is full);
+- ``max_restarts`` restarts of one actor before the run fails with the error that killed it;
+- ``num_cpus`` of a local Ray session started for the run (``None``: every CPU here), ``address`` of a cluster to
+  join instead (``"auto"``, ``"ray://host:10001"``; ``None`` starts or reuses a local one on 127.0.0.1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rlworkbench.agents.config import RAY_SETTINGS, validate_config
+from rlworkbench.errors import ConfigError
+
+DEFAULTS: dict[str, Any] = {
+    "workers": 2, "envs_per_worker": 4, "fragment_length": 50, "shards": 2, "replay_in_flight": 2,
+    "broadcast_every": 10, "weight_sync_steps": 400, "queue_size": 4, "max_restarts": 3, "sampler_cpus": 1.0,
+    "num_cpus": None, "address": None,
+}
+
+ALGORITHMS = {"dqn": "apex", "impala": "impala", "ppo": "sync_ppo"}
+"""Agent type → the distributed algorithm that trains it on Ray."""
+
+
+def ray_settings(config: Mapping[str, Any], **overrides: Any) -> dict[str, Any]:
+    """The run's settings: :data:`DEFAULTS` < the config's ``execution/ray`` < ``overrides`` (checked)."""
+    unknown = sorted(key for key in overrides if key not in DEFAULTS)
+    if unknown:
+        raise ConfigError(f"unknown setting {unknown[0]!r} for a run on Ray", argument=unknown[0],
+                          expected=sorted(DEFAULTS), got=unknown[0])
+    given = dict((config.get("execution") or {}).get("ray") or {})
+    merged = {**DEFAULTS, **given, **overrides}
+    schema = {"type": "object", "properties": {"execution": {"type": "object", "properties": {"ray": {
+        "type": "object", "additionalProperties": False, "properties": RAY_SETTINGS}}}}}
+    validate_config({"execution": {"ray": merged}}, schema)
+    return merged
+
+
+def algorithm_for(agent_type: Any) -> str:
+    """The distributed algorithm of ``agent_type``; a ConfigError listing the types that have one otherwise."""
+    if agent_type not in ALGORITHMS:
+        raise ConfigError("this agent type has no distributed algorithm on Ray", key_path="type",
+                          expected=[f"{name} ({algorithm})" for name, algorithm in ALGORITHMS.items()],
+                          got=agent_type)
+    return ALGORITHMS[agent_type]
