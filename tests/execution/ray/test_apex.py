@@ -1,0 +1,144 @@
+"""Ape-X on a real local Ray: samplers with the paper's epsilons prioritise their own n-step transitions and send
+them to replay shards; the learner keeps the config's replay ratio, broadcasts weights and survives killed
+samplers and shards (counting what was lost)."""
+
+from __future__ import annotations
+
+import functools
+import time
+
+import numpy as np
+import pytest
+import ray
+
+from rlworkbench.agents import Agent
+from rlworkbench.errors import ConfigError
+from rlworkbench.execution.ray import ActorFailed
+from rlworkbench.execution.ray.apex import ApeX, apex_epsilon
+from rlworkbench.execution.ray.apex_sampler import ApexSampler
+from rlworkbench.execution.ray.replay_shard import ReplayShard
+from rlworkbench.spaces import BoolBox, Dict, FloatBox, IntBox
+from rlworkbench.testing.faulty_env import EnvCrashed, FaultyEnv
+
+CONFIG = {"type": "dqn", "policy": {"network": [{"type": "dense", "units": 32, "activation": "relu"}]},
+          "loss": {"n_step": 3}, "discount": 0.9,
+          "memory": {"type": "prioritized_replay", "capacity": 4000, "alpha": 0.6, "beta": 0.4},
+          "update": {"batch_size": 32, "learning_starts": 200, "update_interval": 4, "gradient_steps": 1},
+          "target": {"sync_interval": 20, "tau": 1.0}}
+SETTINGS = {"workers": 2, "envs_per_worker": 2, "fragment_length": 25, "shards": 2, "broadcast_every": 5,
+            "weight_sync_steps": 100, "sampler_cpus": 0}
+
+
+def make_apex(backend: str = "torch", env=None, **settings) -> ApeX:
+    agent = Agent.from_env("CartPole-v1", CONFIG, backend=backend, seed=0)
+    return ApeX(agent, env or "CartPole-v1", {**SETTINGS, **settings}, seed=0)
+
+
+def test_the_papers_epsilons_per_sampler_and_samplers_store_nothing():
+    assert apex_epsilon(0, 1) == 0.4
+    assert [apex_epsilon(i, 8) for i in (0, 7)] == pytest.approx([0.4, 0.4 ** 8])
+    assert apex_epsilon(1, 3) == pytest.approx(0.4 ** 4.5)
+
+
+@pytest.mark.parametrize("backend", ["torch", "tf"])
+def test_a_sampler_sends_n_step_transitions_with_its_own_priorities(ray_session, backend):
+    """In-process sampler, real shard actor: rewards are n-step sums, and the shard draws by exactly the
+    priorities the sampler's agent gives these transitions (alpha = beta = 1: weight_i = p_min / p_i)."""
+    agent = Agent.from_env("CartPole-v1", CONFIG, backend=backend, seed=0).build()
+    space = agent.preprocessed_space.strip_ranks()
+    records = Dict(states=space, actions=IntBox(2), rewards=FloatBox(), terminals=BoolBox(), next_states=space,
+                   add_batch_rank=True)
+    shard = ray.remote(num_cpus=0)(ReplayShard).remote(records, 1000, alpha=1.0, beta=1.0, backend=backend, seed=0)
+    try:
+        config = {**CONFIG, "exploration": {"epsilon": 0.4}}
+        sampler = ApexSampler(0, config, "CartPole-v1", 2, backend, seed=3,
+                              weights=agent.get_weights(trainable_only=True), shards=[shard])
+        report = sampler.sample(40)
+        assert report["timesteps"] == 80 and report["shard"] == 0 and 0 < report["records"] <= 80
+        assert ray.get(shard.size.remote()) == report["records"]
+        batch, _, weights = ray.get(shard.sample.remote(300))
+        n_step_sums = {1.0, 1.9, 2.71}  # 1, 1 + 0.9, 1 + 0.9 + 0.81: n = 3 or shorter at a terminal
+        assert {round(float(r), 4) for r in batch["rewards"]} <= n_step_sums
+        assert np.isclose(batch["rewards"], 2.71, atol=1e-4).mean() > 0.5  # most are full 3-step returns
+        priorities = sampler.agent.priorities({k: batch[k] for k in ("states", "actions", "rewards", "terminals",
+                                                                      "next_states")})
+        products = priorities * weights
+        np.testing.assert_allclose(products, products.max(), rtol=1e-4)
+    finally:
+        ray.kill(shard)
+
+
+def test_apex_learns_at_the_configs_replay_ratio_and_broadcasts(ray_session):
+    apex = make_apex()
+    try:
+        epsilons = [apex.sampler_config(i)["exploration"]["epsilon"] for i in range(2)]
+        assert epsilons == pytest.approx([0.4, 0.4 ** 8])
+        assert apex.sampler_config(0)["memory"] == {"type": "replay_memory", "capacity": 32, "priority_epsilon": 1e-6}
+        apex.train(3000)
+        updates = apex.updates
+        owed = (apex.timesteps - 200) // 4 + 1
+        assert 0 < apex.agent.updates <= owed and len(updates) == apex.agent.updates
+        assert np.isfinite(updates["loss"]).all()
+        assert apex.version > 0 and apex.version % 5 == 0  # broadcast every 5 updates
+        workers = apex.workers()
+        assert workers["env_steps"].sum() == apex.timesteps >= 3000
+        assert (workers["restarts"] == 0).all() and (workers["episodes"] > 0).all()
+        assert apex.book.num_episodes == workers["episodes"].sum()
+        shards = apex.shards()
+        assert shards["capacity"].tolist() == [2000, 2000] and (shards["records"] > 0).all()
+        held = sum(ray.get([apex.shard_manager.actor(i).size.remote() for i in range(2)]))
+        assert held == shards["records"].sum() <= apex.timesteps  # the shards hold what the samplers reported
+        assert apex.agent.timesteps == apex.timesteps
+    finally:
+        apex.close()
+
+
+def test_killed_samplers_and_shards_are_replaced_and_counted(ray_session):
+    apex = make_apex()
+    try:
+        apex.train(1500)
+        lost = apex.shards()["records"][1]
+        ray.kill(apex.samplers.actor(0), no_restart=True)
+        ray.kill(apex.shard_manager.actor(1), no_restart=True)
+        updates_before = apex.agent.updates
+        apex.train(4000)
+        assert apex.restarts == [1, 0] and apex.shard_manager.restarts == [0, 1]
+        assert apex.shards()["lost"].tolist() == [0, lost] and lost > 0
+        last = apex.updates.iloc[-1]
+        assert last["sampler_restarts"] == 1 and last["shard_restarts"] == 1 and last["replay_lost"] == lost
+        assert apex.agent.updates > updates_before + 100  # the learner went on
+        gaps = np.diff(apex.updates["wall_time"].to_numpy())
+        assert gaps.max() < 5.0, gaps.max()  # never stalled for more than a few seconds
+        assert apex.workers()["last_error"][0].startswith("ActorDiedError")
+    finally:
+        apex.close()
+
+
+def test_an_env_that_raises_restarts_its_sampler_and_too_many_fail_the_run(ray_session, tmp_path):
+    once = functools.partial(FaultyEnv, "CartPole-v1", fail_after=60, once_file=str(tmp_path / "crashed"))
+    apex = make_apex(env=once)
+    try:
+        apex.train(1500)
+        assert sum(apex.restarts) == 1
+        assert "EnvCrashed: injected crash at step 60" in "".join(apex.workers()["last_error"])
+    finally:
+        apex.close()
+    always = functools.partial(FaultyEnv, "CartPole-v1", fail_after=60)
+    apex = make_apex(env=always, max_restarts=1, workers=1)
+    try:
+        deadline = time.monotonic() + 120
+        with pytest.raises(ActorFailed) as failed:
+            while time.monotonic() < deadline:
+                apex.step()
+        assert isinstance(failed.value.cause, EnvCrashed) and apex.restarts == [1]
+    finally:
+        apex.close()
+
+
+def test_apex_trains_dqn_agents_only(ray_session):
+    ppo = Agent.from_env("CartPole-v1", {"type": "ppo"}, backend="torch")
+    with pytest.raises(ConfigError, match="Ape-X trains a DQN agent"):
+        ApeX(ppo, "CartPole-v1")
+    with pytest.raises(ConfigError) as bad:
+        make_apex(shards=0)
+    assert bad.value.key_path == "execution/ray/shards"
