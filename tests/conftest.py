@@ -20,3 +20,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def ray_session():
+    """One local Ray session for every test that needs it (starting one takes ~10 s here): 2 CPUs, a small
+    object store."""
+    from rlworkbench.execution.ray import ensure_ray
+
+    return ensure_ray(num_cpus=2, object_store_memory=200 * 1024 * 1024)

@@ -107,6 +107,16 @@ def status_line(snapshot: MetricsSnapshot, total: int, state: str, error: BaseEx
     return " · ".join(parts)
 
 
+def tables_html(*frames: pd.DataFrame | None) -> str:
+    """The given tables side by side as compact HTML (numbers rounded; nothing for ``None``)."""
+    parts = [frame.to_html(index=False, float_format=lambda value: f"{value:,.2f}", border=0, na_rep="")
+             for frame in frames if frame is not None and not frame.empty]
+    if not parts:
+        return ""
+    cells = "".join(f"<div style='margin-right: 2em'>{part}</div>" for part in parts)
+    return f"<div style='display: flex; font-size: 85%; font-family: monospace'>{cells}</div>"
+
+
 def _clock(seconds: float) -> str:
     minutes, seconds = divmod(int(seconds), 60)
     hours, minutes = divmod(minutes, 60)
@@ -124,7 +134,8 @@ class LiveView:
                                             layout=widgets.Layout(width="60%"))
         self.label = widgets.HTML(value="")
         self.image = widgets.Image(value=b"", format="png", layout=widgets.Layout(max_width="100%"))
-        self.widget = widgets.VBox([widgets.HBox([self.progress, self.label]), self.image])
+        self.tables = widgets.HTML(value="")  # remote workers and replay shards, on targets that have them
+        self.widget = widgets.VBox([widgets.HBox([self.progress, self.label]), self.tables, self.image])
         self.refreshes = 0  # how many times the plot was drawn
         self._drawn: tuple[int, int] | None = None  # (episodes, updates) in the plot on show
         self._lock = threading.Lock()
@@ -164,6 +175,7 @@ class LiveView:
             text = html.escape(text)
             color = "#b00" if error is not None else "inherit"
             self.label.value = f"<span style='font-family: monospace; color: {color}'>{text}</span>"
+            self.tables.value = tables_html(getattr(self.run, "workers", None), getattr(self.run, "shards", None))
             counts = (snapshot.num_episodes, snapshot.num_updates)
             if counts != self._drawn:
                 figure = plot_metrics(snapshot.episodes, snapshot.updates, title=self.title, draw=False)

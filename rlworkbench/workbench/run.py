@@ -97,6 +97,17 @@ class Run:
         """The devices of the update's replica towers on a multi-device target (else None)."""
         return self.execution.devices
 
+    @property
+    def workers(self) -> pd.DataFrame | None:
+        """On Ray: one row per sampler (``worker, env_steps, env_steps_per_s, episodes, restarts, weights_behind,
+        last_error``); None for targets without remote workers."""
+        return self.execution.workers()
+
+    @property
+    def shards(self) -> pd.DataFrame | None:
+        """On Ray with Ape-X: one row per replay shard (``shard, records, capacity, fill, restarts, lost``)."""
+        return self.execution.shards()
+
     def plot(self, **options: Any) -> Figure:
         """Returns and losses so far as a drawn matplotlib Figure (see ``live_plot.plot_metrics`` for options)."""
         from rlworkbench.workbench.live_plot import plot_metrics

@@ -1,8 +1,11 @@
-"""One Ray session per process: started on first use (local, bound to 127.0.0.1) or joined (an address)."""
+"""One Ray session per process: started on first use (local, bound to 127.0.0.1) or joined (an address), from any
+thread."""
 
 from __future__ import annotations
 
 import os
+import threading
+from collections.abc import Callable
 from typing import Any
 
 from rlworkbench.errors import ConfigError
@@ -32,5 +35,29 @@ def ensure_ray(address: str | None = None, num_cpus: int | None = None, **option
                                     "namespace": "rlworkbench", **options}
         if address is None:
             settings.update(num_cpus=num_cpus)
-        ray.init(address=address, **settings)
+        _call_in_a_lasting_thread(lambda: ray.init(address=address, **settings))
     return ray.cluster_resources()
+
+
+def _call_in_a_lasting_thread(start: Callable[[], Any]) -> None:
+    """Runs ``start`` (``ray.init``) here on the main thread, else on a daemon thread that then lives as long as
+    the process: Ray's node processes are started with a parent-death signal, which Linux sends when the *thread*
+    that started them ends — a run's thread calling ``ray.init`` would take the session down with it."""
+    if threading.current_thread() is threading.main_thread():
+        start()
+        return
+    started, failure = threading.Event(), []
+
+    def keep() -> None:
+        try:
+            start()
+        except BaseException as error:
+            failure.append(error)
+        finally:
+            started.set()
+        threading.Event().wait()  # forever (a daemon thread: it ends with the interpreter)
+
+    threading.Thread(target=keep, name="rlworkbench-ray-session", daemon=True).start()
+    started.wait()
+    if failure:
+        raise failure[0]

@@ -1,8 +1,9 @@
 """Where ``promote()`` runs a training: a registry of targets by name.
 
 A target is a factory ``factory(spec: RunSpec) -> Execution`` (see :mod:`.base`): it starts the training and
-returns at once. ``"local"`` (a worker thread in this process) and ``"multi_gpu"`` (the same, the agent's update on
-replica towers) are built in; ``"ray"`` registers the same way, and a notebook may register its own::
+returns at once. ``"local"`` (a worker thread in this process), ``"multi_gpu"`` (the same, the agent's update on
+replica towers) and ``"ray"`` (Ape-X or synchronous PPO on Ray actors) are built in; a notebook may register its
+own::
 
     register_target("my_cluster", MyClusterExecution)
     run = promote("dqn_cartpole", to="my_cluster", timesteps=50_000)
@@ -61,8 +62,15 @@ def _multi_gpu(spec: RunSpec) -> Execution:
     return MultiDeviceExecution(spec)
 
 
+def _ray(spec: RunSpec) -> Execution:
+    from rlworkbench.workbench.targets.ray_target import RayExecution  # imports Ray only when used
+
+    return RayExecution(spec)
+
+
 register_target("local", _local)
 register_target("multi_gpu", _multi_gpu)
+register_target("ray", _ray)
 
 __all__ = ["DONE_STATES", "Execution", "TargetFactory", "get_target", "known_targets", "register_target",
            "unregister_target"]

@@ -11,6 +11,8 @@ from __future__ import annotations
 import abc
 from pathlib import Path
 
+import pandas as pd
+
 from rlworkbench.execution.metrics import MetricsSnapshot
 
 STARTING, RUNNING, FINISHED, STOPPED, FAILED = "starting", "running", "finished", "stopped", "failed"
@@ -37,6 +39,14 @@ class Execution(abc.ABC):
     @property
     def devices(self) -> list[str] | None:
         """The devices the update runs on, where the target places it on several (else None)."""
+        return None
+
+    def workers(self) -> pd.DataFrame | None:
+        """One row per remote worker (targets that have them): env steps/s, episodes, restarts, staleness …"""
+        return None
+
+    def shards(self) -> pd.DataFrame | None:
+        """One row per replay shard (targets that have them): records, capacity, fill, restarts, lost."""
         return None
 
     @property

@@ -47,7 +47,7 @@ class LocalExecution(Execution):
         env = make_vector_env(spec.env, spec.num_envs, spec.vector_mode, spec.seed)
         try:
             agent = spec.agent if spec.agent is not None else _unbuilt_agent(env, spec)
-            _check_spaces(agent, env)
+            check_spaces(agent, env)
             run_dir = start_run_dir(spec.logdir, spec.stem, spec.config)
             self.checkpointer = Checkpointer(agent, run_dir / "checkpoints", spec.checkpoint_every)
             self.worker = Worker(agent, env, seed=spec.seed, logdir=run_dir, progress=spec.progress,
@@ -134,7 +134,7 @@ def _needs_build(agent: ActorLearner) -> bool:
     return callable(getattr(agent, "build", None)) and getattr(agent, "executor", True) is None
 
 
-def _check_spaces(agent: ActorLearner, env: Any) -> None:
+def check_spaces(agent: ActorLearner, env: Any) -> None:
     """An agent's state and action spaces must be the env's (checked when the agent has them)."""
     from rlworkbench.spaces import Space, from_gymnasium
 

@@ -1,0 +1,172 @@
+"""The ``"ray"`` target: a distributed algorithm on Ray — Ape-X for DQN, synchronous PPO for PPO — driven from a
+daemon thread of this process, behind the same :class:`~rlworkbench.workbench.run.Run` as a local run.
+
+``promote(prototype, to="ray", workers=2, envs_per_worker=4, address=None, devices=None, **ray_settings)``:
+everything that can fail fast is checked in the caller's thread — the agent type has a distributed algorithm
+(else a ConfigError listing the types that do), the settings (the config's ``execution/ray`` section overridden by
+keyword arguments; see :mod:`rlworkbench.execution.ray.settings`), the env's spaces, the run directory. The thread
+then starts or joins Ray (``ray.init`` never blocks the kernel: the run is ``starting`` meanwhile), builds the
+learner (on replica towers with ``devices``), starts the actors and trains. The learner is the prototype agent
+itself, trained in place, or an agent made from the config.
+
+The run directory is laid out as for a local run (``config.json``, TensorBoard events, ``episodes.csv``,
+``updates.csv`` with the run's health columns, ``checkpoints/``; the learner's checkpoints hold its networks,
+optimizer and counters — replay lives in the shards and is not saved). :meth:`RayExecution.workers` and
+:meth:`RayExecution.shards` are live tables the Run shows. A run that ends — finished, stopped or failed — kills
+its actors, so their CPUs are free for the next run; the Ray session stays up for it. ``num_envs`` and
+``vector_mode`` do not apply: samplers hold ``envs_per_worker`` envs each.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from rlworkbench.core.backend import get_backend
+from rlworkbench.errors import ConfigError
+from rlworkbench.execution.metrics import MetricsBook, MetricsSnapshot
+from rlworkbench.execution.tensorboard import EventWriter
+from rlworkbench.execution.train import Checkpointer, start_run_dir, write_tables
+from rlworkbench.workbench.run_spec import SETTINGS, RunSpec
+from rlworkbench.workbench.targets.base import FAILED, FINISHED, RUNNING, STARTING, STOPPED, Execution
+from rlworkbench.workbench.targets.local import check_spaces
+
+
+class RayExecution(Execution):
+    """Trains ``spec`` with the distributed algorithm of its agent type; see the module docstring."""
+
+    def __init__(self, spec: RunSpec):
+        from rlworkbench.execution.ray.settings import DEFAULTS, algorithm_for, ray_settings
+
+        options = dict(spec.options)
+        requested_devices = options.pop("devices", None)
+        overrides = {key: options.pop(key) for key in list(options) if key in DEFAULTS}
+        if options:
+            raise ConfigError("unknown settings for the ray target", argument=", ".join(sorted(options)),
+                              expected=sorted([*SETTINGS, *DEFAULTS, "devices"]), got=sorted(options))
+        agent = _learner(spec)
+        self.algorithm_name = algorithm_for(getattr(agent, "type_name", None))
+        self.settings = ray_settings(agent.config, **overrides)
+        self.tower_devices = _tower_devices(requested_devices, spec.backend)
+        self.spec, self.agent = spec, agent
+        run_dir = start_run_dir(spec.logdir, spec.stem, spec.config)
+        super().__init__(run_dir, spec.timesteps)
+        self.checkpointer = Checkpointer(agent, run_dir / "checkpoints", spec.checkpoint_every)
+        self.algorithm: Any = None
+        self._stop_asked, self._done = threading.Event(), threading.Event()
+        self._state, self._error = STARTING, None
+        self._thread = threading.Thread(target=self._main, name=f"rlworkbench-ray-{run_dir.name}", daemon=True)
+        self._thread.start()
+
+    # ----- the Execution face ----------------------------------------------------------------------------------
+    @property
+    def state(self) -> str:
+        return self._state
+
+    @property
+    def error(self) -> BaseException | None:
+        return self._error
+
+    @property
+    def checkpoint(self) -> Path | None:
+        return self.checkpointer.last
+
+    @property
+    def devices(self) -> list[str] | None:
+        return list(self.tower_devices) if self.tower_devices else None
+
+    def snapshot(self) -> MetricsSnapshot:
+        algorithm = self.algorithm
+        if algorithm is None:
+            book = MetricsBook(1)
+            return MetricsSnapshot(0, 0, 0, 0.0, float("nan"), float("nan"), False, book.episodes(), book.updates())
+        return algorithm.snapshot(running=self._state == RUNNING)
+
+    def workers(self) -> pd.DataFrame | None:
+        return None if self.algorithm is None else self.algorithm.workers()
+
+    def shards(self) -> pd.DataFrame | None:
+        return None if self.algorithm is None else self.algorithm.shards()
+
+    def stop(self) -> None:
+        self._stop_asked.set()
+
+    def join(self, timeout: float | None = None) -> bool:
+        return self._done.wait(timeout)
+
+    # ----- the thread ----------------------------------------------------------------------------------------
+    def _main(self) -> None:
+        from rlworkbench.execution.ray import ActorFailed
+
+        log = EventWriter(self.logdir)
+        try:
+            if self.spec.threads is not None:
+                get_backend(self.spec.backend).limit_threads(self.spec.threads)
+            self._build_learner()
+            if not self._stop_asked.is_set():
+                self.algorithm = _algorithm_class(self.algorithm_name)(self.agent, self.spec.env, self.settings,
+                                                                       seed=self.spec.seed, log=log)
+                self._state = RUNNING
+                self.algorithm.train(self.spec.timesteps, stop=self._stop_asked, callback=self.checkpointer)
+            self.checkpointer.save("final")
+        except ActorFailed as failure:  # the error that killed the actor, as it was raised there
+            self._error = failure.cause if failure.cause is not None else failure
+            if failure.cause is not None:
+                failure.cause.add_note(str(failure))
+        except BaseException as error:
+            self._error = error
+        finally:
+            if self.algorithm is not None:
+                with contextlib.suppress(Exception):
+                    write_tables(self.algorithm, self.logdir)
+                with contextlib.suppress(Exception):
+                    self.algorithm.close()  # the actors' CPUs are free for the next run
+            with contextlib.suppress(Exception):
+                log.close()
+            timesteps = 0 if self.algorithm is None else self.algorithm.timesteps
+            ended_early = timesteps < self.spec.timesteps
+            self._state = FAILED if self._error else STOPPED if ended_early else FINISHED
+            self._done.set()
+
+    def _build_learner(self) -> None:
+        agent = self.agent
+        if agent.executor is None:
+            agent.build(devices=self.tower_devices)
+        elif self.tower_devices and agent.devices != self.tower_devices:
+            weights = agent.get_weights()
+            agent.build(devices=self.tower_devices)
+            agent.set_weights(weights)
+
+
+def _algorithm_class(name: str) -> type:
+    from rlworkbench.execution.ray.apex import ApeX
+    from rlworkbench.execution.ray.sync_ppo import SyncPPO
+
+    return {"apex": ApeX, "sync_ppo": SyncPPO}[name]
+
+
+def _learner(spec: RunSpec) -> Any:
+    """The prototype agent (its spaces checked against one copy of the env), or one made from the config."""
+    from rlworkbench.agents import Agent
+    from rlworkbench.execution.envs import make_vector_env
+
+    env = make_vector_env(spec.env, 1)
+    try:
+        if spec.agent is None:
+            return Agent.from_env(env, spec.config, backend=spec.backend, seed=spec.seed)
+        check_spaces(spec.agent, env)
+        return spec.agent
+    finally:
+        env.close()
+
+
+def _tower_devices(requested: Any, backend: str) -> list[str] | None:
+    if requested is None:
+        return None
+    from rlworkbench.components.strategies import resolve_tower_devices
+
+    return resolve_tower_devices(requested, get_backend(backend))

@@ -1,0 +1,106 @@
+"""``promote(..., to="ray")`` on a real local Ray: Ape-X for DQN and synchronous PPO behind the same Run as a local
+run — live per-worker and shard tables, the run directory with health columns and TensorBoard scalars, a final
+checkpoint that loads, stop() that frees the actors' CPUs, faults that the run survives or reports."""
+
+from __future__ import annotations
+
+import functools
+import time
+
+import pytest
+import ray
+
+from rlworkbench.errors import ConfigError
+from rlworkbench.testing.faulty_env import EnvCrashed, FaultyEnv
+from rlworkbench.workbench import promote
+from tests.visualize.tb_helpers import read_events
+from tests.workbench.run_helpers import small_dqn
+
+FAST = {"workers": 2, "envs_per_worker": 2, "fragment_length": 25, "sampler_cpus": 0, "broadcast_every": 5,
+        "weight_sync_steps": 100}
+
+
+def dqn_run(tmp_path, timesteps: int = 2500, **settings):
+    config = small_dqn(learning_starts=200)
+    config["memory"] = {"type": "prioritized_replay", "capacity": 4000}
+    return promote(config, to="ray", timesteps=timesteps, seed=0, logdir=tmp_path, **{**FAST, **settings})
+
+
+def wait_until(condition, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def test_apex_run_trains_and_lays_out_its_run_directory(ray_session, tmp_path):
+    run = dqn_run(tmp_path).wait(300)
+    assert run.state == "finished" and run.timesteps >= 2500 and run.target == "ray"
+    workers, shards = run.workers, run.shards
+    assert workers.columns.tolist() == ["worker", "env_steps", "env_steps_per_s", "episodes", "restarts",
+                                        "weights_behind", "last_error"]
+    assert workers["env_steps"].sum() == run.timesteps and (workers["restarts"] == 0).all()
+    assert shards["capacity"].tolist() == [2000, 2000] and (shards["fill"] > 0).all()
+    assert len(run.metrics) == workers["episodes"].sum() > 0
+    updates = run.updates
+    assert len(updates) > 50 and {"loss", "weights_behind", "replay_records", "replay_lost", "sampler_restarts",
+                                  "shard_restarts"} <= set(updates.columns)
+    assert (run.logdir / "updates.csv").read_text().splitlines()[0].count("replay_lost") == 1
+    scalars = set(read_events(run.logdir).Tags()["scalars"])
+    assert {"episode/return", "update/loss", "update/weights_behind", "update/replay_lost"} <= scalars
+    agent = run.load_agent()
+    assert agent.type_name == "dqn" and agent.updates == len(updates) and agent.timesteps == run.timesteps
+    assert "target='ray'" in repr(run)
+
+
+def test_stop_ends_the_run_with_a_checkpoint_and_frees_the_actors(ray_session, tmp_path):
+    total = ray.cluster_resources()["CPU"]
+    run = dqn_run(tmp_path, timesteps=10**7, workers=1, sampler_cpus=1)
+    wait_until(lambda: run.timesteps > 500)
+    assert ray.available_resources().get("CPU", 0) <= total - 1  # the sampler holds its CPU
+    run.stop()
+    assert run.state == "stopped" and run.load_agent().timesteps == run.timesteps
+    wait_until(lambda: ray.available_resources().get("CPU", 0) == total, timeout=30)
+    second = promote("ppo_cartpole", to="ray", timesteps=1000, seed=0, logdir=tmp_path, **FAST).wait(300)
+    assert second.state == "finished" and second.updates["rollout_steps"].eq(128.0).all()  # 2 x 2 envs x 32
+
+
+def test_a_run_survives_killed_actors_and_counts_what_was_lost(ray_session, tmp_path):
+    run = dqn_run(tmp_path, timesteps=6000)
+    wait_until(lambda: run.shards is not None and run.shards["records"].min() > 300)
+    apex = run.execution.algorithm
+    ray.kill(apex.samplers.actor(1), no_restart=True)
+    ray.kill(apex.shard_manager.actor(0), no_restart=True)
+    run.wait(300)
+    assert run.state == "finished"
+    assert run.workers["restarts"].tolist() == [0, 1] and run.shards["restarts"].tolist() == [1, 0]
+    lost = run.shards["lost"][0]
+    assert lost > 300 and run.updates["replay_lost"].iloc[-1] == lost
+    assert run.updates["sampler_restarts"].iloc[-1] == 1 and run.updates["shard_restarts"].iloc[-1] == 1
+
+
+def test_an_env_error_restarts_its_sampler_and_max_restarts_fails_the_run(ray_session, tmp_path):
+    once = functools.partial(FaultyEnv, "CartPole-v1", fail_after=100, once_file=str(tmp_path / "crashed"))
+    run = dqn_run(tmp_path, env=once).wait(300)
+    assert run.state == "finished" and run.workers["restarts"].sum() == 1
+    assert "EnvCrashed: injected crash at step 100" in "".join(run.workers["last_error"])
+    always = functools.partial(FaultyEnv, "CartPole-v1", fail_after=100)
+    failing = dqn_run(tmp_path, env=always, timesteps=10**6, max_restarts=1)
+    with pytest.raises(EnvCrashed, match="injected crash at step 100"):
+        failing.wait(300)
+    assert failing.state == "failed" and "after 1 restarts" in "".join(failing.error.__notes__)
+
+
+def test_types_without_a_distributed_algorithm_and_bad_settings_are_config_errors(ray_session, tmp_path):
+    with pytest.raises(ConfigError, match="no distributed algorithm") as error:
+        promote("sac_pendulum", to="ray", env="Pendulum-v1", logdir=tmp_path)
+    assert error.value.key_path == "type" and "dqn (apex)" in str(error.value)
+    with pytest.raises(ConfigError) as error:
+        promote("dqn_cartpole", to="ray", workers=0, logdir=tmp_path)
+    assert error.value.key_path == "execution/ray/workers"
+    with pytest.raises(ConfigError, match="unknown settings for the ray target"):
+        promote("dqn_cartpole", to="ray", shardz=2, logdir=tmp_path)
+    config = {**small_dqn(), "execution": {"ray": {"envs_per_worker": "four"}}}
+    with pytest.raises(ConfigError) as error:
+        promote(config, to="ray", logdir=tmp_path)
+    assert error.value.key_path == "execution/ray/envs_per_worker"
