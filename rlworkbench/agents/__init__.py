@@ -11,6 +11,8 @@ from rlworkbench.agents.agent import Agent
 from rlworkbench.agents.config import builtin_config, builtin_configs, load_config, validate_config
 from rlworkbench.agents.dqn import DQNAgent
 from rlworkbench.agents.dqn_graph import DQNGraph
+from rlworkbench.agents.impala import ImpalaAgent
+from rlworkbench.agents.impala_graph import ImpalaGraph
 from rlworkbench.agents.ppo import PPOAgent
 from rlworkbench.agents.ppo_graph import PPOGraph
 from rlworkbench.agents.registry import agent_class, known_agents, register_agent
@@ -24,6 +26,8 @@ __all__ = [
     "ConfigError",
     "DQNAgent",
     "DQNGraph",
+    "ImpalaAgent",
+    "ImpalaGraph",
     "PPOAgent",
     "PPOGraph",
     "SACAgent",

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from rlworkbench import nest
+from rlworkbench.agents.actor_critic_root import policy_and_value_network, stateless_stack
 from rlworkbench.agents.agent import PREPROCESSED, Agent
 from rlworkbench.agents.config import config_section
 from rlworkbench.agents.policy_root import PolicyActing
@@ -17,13 +18,9 @@ from rlworkbench.agents.ppo_rollout import Rollout, RolloutBuffer
 from rlworkbench.agents.registry import register_agent
 from rlworkbench.agents.transitions import check_batch_keys
 from rlworkbench.components.helpers.gae import GAE
-from rlworkbench.components.layers.neural_network import NeuralNetwork
 from rlworkbench.components.losses.ppo_loss import PPOLoss
-from rlworkbench.components.policies.policy import Policy
-from rlworkbench.components.policies.shared_value_function_policy import SharedValueFunctionPolicy
-from rlworkbench.components.preprocessing.preprocessor_stack import PreprocessorStack
-from rlworkbench.components.registry import from_spec, registered
-from rlworkbench.errors import ConfigError, SpaceError
+from rlworkbench.components.registry import from_spec
+from rlworkbench.errors import SpaceError
 from rlworkbench.spaces import BoolBox, FloatBox
 
 BATCH_KEYS = ("states", "actions", "rewards", "terminals", "next_states")
@@ -63,20 +60,8 @@ class PPOAgent(PolicyActing, Agent):
     def make_root(self) -> PPOGraph:
         config = self.config
         with config_section("preprocessing"):
-            self.preprocessor = self._make_preprocessor(config["preprocessing"])
-        policy_config = config["policy"]
-        with config_section("policy"):
-            options = {"distributions": policy_config["distribution"], "name": "policy"}
-            if policy_config["shared_value_function"]:
-                policy: Policy = SharedValueFunctionPolicy(policy_config["network"], self.action_space,
-                                                           value_units=policy_config["value_units"], **options)
-            else:
-                policy = Policy(policy_config["network"], self.action_space, **options)
-        value_network = None
-        if not policy_config["shared_value_function"]:
-            with config_section("policy/value_network"):
-                value_network = NeuralNetwork([*policy_config["value_network"], {"type": "dense", "units": 1}],
-                                              name="value_network")
+            self.preprocessor = stateless_stack(config["preprocessing"], "PPO")
+        policy, value_network = policy_and_value_network(config["policy"], self.action_space)
         loss_config = config["loss"]
         with config_section("loss"):
             loss = PPOLoss(loss_config["clip_ratio"], loss_config["value_clip"], loss_config["entropy_weight"],
@@ -90,15 +75,6 @@ class PPOAgent(PolicyActing, Agent):
         self.env_ids_seen: set[Any] = set()
         return PPOGraph(policy, gae, loss, optimizer, value_network=value_network, preprocessor=self.preprocessor,
                         normalize_advantages=loss_config["normalize_advantages"])
-
-    @staticmethod
-    def _make_preprocessor(specs: list[Mapping[str, Any]]) -> PreprocessorStack | None:
-        for index, spec in enumerate(specs):
-            if "reset" in registered()[spec["type"]].api_methods:
-                raise ConfigError("PPO preprocesses its rollouts at update time, so its preprocessors must be "
-                                  "stateless", key_path=f"{index}/type", expected="a preprocessor without state "
-                                  "(not a frame stack or running normaliser; use env wrappers)", got=spec["type"])
-        return PreprocessorStack(specs, name="preprocessor") if specs else None
 
     def root_input_spaces(self) -> dict[str, Any]:
         batch = {"add_batch_rank": True}

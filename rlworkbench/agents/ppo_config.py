@@ -20,15 +20,19 @@ from rlworkbench.agents.config import POSITIVE_INT, PROBABILITY, UNITS, componen
 from rlworkbench.components.distributions import Distribution
 from rlworkbench.components.registry import registered
 
+POLICY_DEFAULTS: dict[str, Any] = {
+    "network": [{"type": "dense", "units": 64, "activation": "tanh"},
+                {"type": "dense", "units": 64, "activation": "tanh"}],
+    "distribution": None, "shared_value_function": False, "value_units": [],
+    "value_network": [{"type": "dense", "units": 64, "activation": "tanh"},
+                      {"type": "dense", "units": 64, "activation": "tanh"}]}
+"""The ``policy`` section of actor-critic agents (PPO, IMPALA)."""
+
 DEFAULTS: dict[str, Any] = {
     "type": "ppo",
     "discount": 0.99,
     "preprocessing": [],
-    "policy": {"network": [{"type": "dense", "units": 64, "activation": "tanh"},
-                           {"type": "dense", "units": 64, "activation": "tanh"}],
-               "distribution": None, "shared_value_function": False, "value_units": [],
-               "value_network": [{"type": "dense", "units": 64, "activation": "tanh"},
-                                 {"type": "dense", "units": 64, "activation": "tanh"}]},
+    "policy": POLICY_DEFAULTS,
     "loss": {"clip_ratio": 0.2, "value_clip": None, "entropy_weight": 0.0, "value_weight": 0.5,
              "gae_lambda": 0.95, "normalize_advantages": True},
     "optimizer": {"type": "adam", "learning_rate": 3e-4, "clip_grad_norm": 0.5},
@@ -45,19 +49,21 @@ _NON_NEGATIVE = {"type": "number", "minimum": 0}
 _POSITIVE_OR_NULL = {"type": ["number", "null"], "exclusiveMinimum": 0}
 _LAYERS = {"type": "array", "minItems": 1, "items": component_spec("layer")}
 
+POLICY_SCHEMA: dict[str, Any] = section({
+    "network": _LAYERS,
+    "distribution": {"type": ["null", "string", "object"], "if": {"type": "string"},
+                     "then": {"enum": distribution_types()},
+                     "additionalProperties": {"enum": distribution_types()}},
+    "shared_value_function": {"type": "boolean"},
+    "value_units": UNITS,
+    "value_network": _LAYERS,
+})
+
 SCHEMA: dict[str, Any] = with_execution(section({
     "type": {"const": "ppo"},
     "discount": PROBABILITY,
     "preprocessing": {"type": "array", "items": component_spec("preprocessor")},
-    "policy": section({
-        "network": _LAYERS,
-        "distribution": {"type": ["null", "string", "object"], "if": {"type": "string"},
-                         "then": {"enum": distribution_types()},
-                         "additionalProperties": {"enum": distribution_types()}},
-        "shared_value_function": {"type": "boolean"},
-        "value_units": UNITS,
-        "value_network": _LAYERS,
-    }),
+    "policy": POLICY_SCHEMA,
     "loss": section({
         "clip_ratio": {"type": "number", "exclusiveMinimum": 0},
         "value_clip": _POSITIVE_OR_NULL,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rlworkbench.agents.policy_root import PolicyActingRoot
+from rlworkbench.agents.actor_critic_root import ActorCriticRoot
 from rlworkbench.components.helpers.gae import GAE
 from rlworkbench.components.losses.ppo_loss import PPOLoss
 from rlworkbench.components.optimizers.optimizer import Optimizer
@@ -13,7 +13,7 @@ from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
 
 
-class PPOGraph(PolicyActingRoot):
+class PPOGraph(ActorCriticRoot):
     """Proximal policy optimisation (Schulman et al. 2017) with GAE, value clipping and advantage normalisation as
     options of its parts.
 
@@ -42,21 +42,7 @@ class PPOGraph(PolicyActingRoot):
         self.normalize_advantages = bool(normalize_advantages)
         self.clip_values = loss.value_clip is not None
 
-    # ----- acting -----------------------------------------------------------------------------------------------
-    @api
-    def get_state_values(self, preprocessed_states: Any) -> Any:
-        """``V(states)``: from the policy's value head, or from the separate value network."""
-        if self.value_network is None:
-            return self.policy.get_state_values(preprocessed_states)
-        return self._squeeze(self.value_network.apply(preprocessed_states))
-
     # ----- rollouts and learning --------------------------------------------------------------------------------
-    @api
-    def evaluate(self, preprocessed_states: Any, actions: Any) -> Any:
-        """``(log_probs, values)`` of a rollout's actions and states under the current policy."""
-        log_probs, _, values = self._evaluate_all(preprocessed_states, actions)
-        return log_probs, values
-
     @api
     def advantages(self, sequence_rewards: Any, *, sequence_values: Any, sequence_terminals: Any,
                    bootstrap_values: Any) -> Any:
@@ -76,26 +62,6 @@ class PPOGraph(PolicyActingRoot):
                                         prev_values=prev_values if self.clip_values else None)
         loss, grad_norm = self.optimizer.step(loss)
         return loss, grad_norm, parts
-
-    def _evaluate_all(self, states: Any, actions: Any) -> tuple[Any, Any, Any]:
-        """``(log_probs, entropies, values)`` with one pass of the policy network (a helper, not an API method)."""
-        if self.value_network is None:  # a value head on the policy's network
-            log_probs, entropies, values = self.policy.get_log_probs_entropy_and_values(states, actions)
-        else:
-            log_probs, entropies = self.policy.get_log_probs_and_entropy(states, actions)
-            values = self._squeeze(self.value_network.apply(states))
-        return self._joint(log_probs), self._joint(entropies), values
-
-    # ----- graph functions --------------------------------------------------------------------------------------
-    @graph_fn
-    def _squeeze(self, values: Any) -> Any:
-        return self.ops.squeeze(values, -1)
-
-    @graph_fn(flatten=True)
-    def _joint(self, per_leaf: Any) -> Any:
-        """The sum over the leaves of a container action (a single action's value as it is)."""
-        values = list(per_leaf.values()) if isinstance(per_leaf, dict) else [per_leaf]
-        return values[0] if len(values) == 1 else self.ops.reduce_sum(self.ops.stack(values, -1), -1)
 
     @graph_fn
     def _normalized(self, advantages: Any) -> Any:

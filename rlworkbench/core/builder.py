@@ -39,10 +39,12 @@ from rlworkbench.spaces import Space, as_space
 class OutputSpaceOf:
     """An input space that is the output space of a root API method, known only once the build gets there:
     ``{"preprocessed_states": OutputSpaceOf("preprocess")}`` gives the argument whatever ``preprocess`` returns
-    (``index`` picks one output of several). No side build is needed to learn it."""
+    (``index`` picks one output of several; ``add_time_rank`` gives it a time rank too: sequences of it). No side
+    build is needed to learn it."""
 
     api_method: str
     index: int | None = None
+    add_time_rank: bool = False
 
 
 def build(root: Component, input_spaces: Mapping[str, Any], backend: str | Backend | None = None,
@@ -181,7 +183,7 @@ class _Build:
 
     def run(self, spaces: dict[str, Space | OutputSpaceOf]) -> None:
         graph, root = self.graph, self.graph.root
-        self.links: list[tuple[Record, Record]] = []  # (root input, the root API output whose space it takes)
+        self.links: list[tuple[Record, Record, bool]] = []  # (root input, the output it takes, add a time rank)
         for api_name, inputs in graph.root_inputs.items():
             for param, record in inputs.items():
                 if param not in spaces:
@@ -191,7 +193,7 @@ class _Build:
                                      got="nothing", graph=graph)
                 value = spaces[param]
                 if isinstance(value, OutputSpaceOf):
-                    self.links.append((record, self._output_record(value, param)))
+                    self.links.append((record, self._output_record(value, param), value.add_time_rank))
                 else:
                     record.space = value
         for component in root.walk():
@@ -260,17 +262,17 @@ class _Build:
             for tell in listeners.pop(record.id, ()):
                 tell()
 
-        def linked(target: Record, source: Record) -> Callable[[], None]:
+        def linked(target: Record, source: Record, add_time_rank: bool) -> Callable[[], None]:
             def arrived() -> None:
-                target.space = source.space
+                target.space = source.space.with_time_rank() if add_time_rank else source.space
                 space_arrived(target)
             return arrived
 
-        for target, source in self.links:  # after the listeners on the targets are in place
+        for target, source, add_time_rank in self.links:  # after the listeners on the targets are in place
             if source.space is not None:
-                linked(target, source)()
+                linked(target, source, add_time_rank)()
             else:
-                listeners.setdefault(source.id, []).append(linked(target, source))
+                listeners.setdefault(source.id, []).append(linked(target, source, add_time_rank))
         calls_of_component: dict[int, list[GraphFnCall]] = {}
         for call in graph.graph_fn_calls:
             calls_of_component.setdefault(id(call.component), []).append(call)

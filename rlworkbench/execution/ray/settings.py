@@ -30,7 +30,7 @@ DEFAULTS: dict[str, Any] = {
     "num_cpus": None, "address": None,
 }
 
-ALGORITHMS = {"dqn": "apex", "ppo": "sync_ppo"}
+ALGORITHMS = {"dqn": "apex", "impala": "impala", "ppo": "sync_ppo"}
 """Agent type → the distributed algorithm that trains it on Ray."""
 
 

@@ -1,5 +1,6 @@
-"""The ``"ray"`` target: a distributed algorithm on Ray — Ape-X for DQN, synchronous PPO for PPO — driven from a
-daemon thread of this process, behind the same :class:`~rlworkbench.workbench.run.Run` as a local run.
+"""The ``"ray"`` target: a distributed algorithm on Ray — Ape-X for DQN, IMPALA for IMPALA, synchronous PPO for
+PPO — driven from a daemon thread of this process, behind the same :class:`~rlworkbench.workbench.run.Run` as a
+local run.
 
 ``promote(prototype, to="ray", workers=2, envs_per_worker=4, address=None, devices=None, **ray_settings)``:
 everything that can fail fast is checked in the caller's thread — the agent type has a distributed algorithm
@@ -144,9 +145,10 @@ class RayExecution(Execution):
 
 def _algorithm_class(name: str) -> type:
     from rlworkbench.execution.ray.apex import ApeX
+    from rlworkbench.execution.ray.impala import IMPALA
     from rlworkbench.execution.ray.sync_ppo import SyncPPO
 
-    return {"apex": ApeX, "sync_ppo": SyncPPO}[name]
+    return {"apex": ApeX, "impala": IMPALA, "sync_ppo": SyncPPO}[name]
 
 
 def _learner(spec: RunSpec) -> Any:

@@ -1,0 +1,189 @@
+"""IMPALA as an agent: :class:`ImpalaGraph` made from a config, learning from fixed-length sequences.
+
+On Ray, sampler actors act with slightly older weights and send ``(num_envs, rollout_length)`` fragments with the
+log-probs of their actions under the weights that acted (:meth:`ImpalaAgent.behaviour_log_probs`); v-trace corrects
+for the lag (see :mod:`rlworkbench.execution.ray.impala`). Locally the agent collects the same sequences per
+environment with ``observe`` and learns from them on-policy (v-trace's importance weights are then 1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from rlworkbench import nest
+from rlworkbench.agents.actor_critic_root import policy_and_value_network, stateless_stack
+from rlworkbench.agents.agent import PREPROCESSED, Agent
+from rlworkbench.agents.config import config_section
+from rlworkbench.agents.impala_config import DEFAULTS, SCHEMA
+from rlworkbench.agents.impala_graph import ImpalaGraph
+from rlworkbench.agents.policy_root import PolicyActing
+from rlworkbench.agents.registry import register_agent
+from rlworkbench.agents.transitions import check_batch_keys
+from rlworkbench.components.losses.vtrace_loss import VTraceLoss
+from rlworkbench.components.registry import from_spec
+from rlworkbench.core.builder import OutputSpaceOf
+from rlworkbench.errors import SpaceError
+from rlworkbench.spaces import FloatBox
+
+SEQUENCE_KEYS = ("states", "actions", "rewards", "terminals", "next_states")
+LOSS_PARTS = ("policy_loss", "value_loss", "entropy")
+
+
+@register_agent("impala")
+class ImpalaAgent(PolicyActing, Agent):
+    """IMPALA's actor-critic with v-trace targets for any action space the :class:`Policy` covers; see
+    :mod:`rlworkbench.agents.impala_config` for the config.
+
+    Sequences: a step continues into the next one of its sequence unless it is terminal (discount 0) or its
+    episode was truncated (the next step starts another episode: ``discount * V(final observation)`` is folded
+    into its reward and the discount is 0). The last step of a sequence bootstraps from ``V(next_state)``.
+    ``update()`` learns from ``update/rollout_length`` steps of every environment seen (``wants_update`` says
+    when they are there), ``update(batch)`` from outside sequences; preprocessors must be stateless (states are
+    preprocessed at update time).
+    """
+
+    schema = SCHEMA
+    defaults = DEFAULTS
+
+    def make_root(self) -> ImpalaGraph:
+        config = self.config
+        with config_section("preprocessing"):
+            self.preprocessor = stateless_stack(config["preprocessing"], "IMPALA")
+        policy, value_network = policy_and_value_network(config["policy"], self.action_space)
+        with config_section("loss"):
+            loss = VTraceLoss(**config["loss"], name="loss")
+        with config_section("optimizer"):
+            optimized = ["policy"] + (["value_network"] if value_network is not None else [])
+            optimizer = from_spec(config["optimizer"], variables_of=optimized, name="optimizer")
+        self.pending: dict[Any, list[tuple[Any, ...]]] = {}  # env id -> its transitions not learnt from yet
+        return ImpalaGraph(policy, loss, optimizer, value_network=value_network, preprocessor=self.preprocessor)
+
+    def root_input_spaces(self) -> dict[str, Any]:
+        batch, sequences = {"add_batch_rank": True}, {"add_batch_rank": True, "add_time_rank": True}
+        return {"states": self.state_space.with_batch_rank(), "preprocessed_states": PREPROCESSED,
+                "actions": self.action_space.with_batch_rank(),
+                "sequence_states": OutputSpaceOf("preprocess", add_time_rank=True),
+                "sequence_actions": self.action_space.with_batch_rank().with_time_rank(),
+                **{name: FloatBox(**sequences) for name in ("behaviour_log_probs", "rewards", "discounts")},
+                "bootstrap_values": FloatBox(**batch)}
+
+    # ----- observing ----------------------------------------------------------------------------------------
+    def _observe(self, env_ids: list[Any], starts: np.ndarray, preprocessed_states: Any, actions: Any,
+                 rewards: np.ndarray, terminals: np.ndarray, next_states: Any) -> None:
+        states = self.preprocessed_space.flatten(preprocessed_states)
+        flat_actions, flat_next = self.action_space.flatten(actions), self.state_space.flatten(next_states)
+        for row, env in enumerate(env_ids):
+            self.pending.setdefault(env, []).append((
+                bool(starts[row]), {k: v[row] for k, v in states.items()}, {k: v[row] for k, v in flat_actions.items()},
+                float(rewards[row]), bool(terminals[row]), {k: v[row] for k, v in flat_next.items()}))
+
+    def wants_update(self) -> bool:
+        length = self.config["update"]["rollout_length"]
+        return bool(self.pending) and all(len(steps) >= length for steps in self.pending.values())
+
+    def reset(self) -> None:
+        super().reset()
+        self.pending.clear()
+
+    # ----- learning -----------------------------------------------------------------------------------------
+    def update(self, batch: Mapping[str, Any] | None = None) -> dict[str, float]:
+        """One gradient step on ``update/rollout_length`` observed steps of every environment, or on ``batch``:
+        sequences shaped ``(num_envs, length, ...)`` with keys ``states``, ``actions``, ``rewards``, ``terminals``,
+        ``next_states`` (raw states, as ``observe`` takes them) and ``behaviour_log_probs`` (of the actions under
+        the weights that acted; left out: the current weights'). Returns ``loss``, ``policy_loss``,
+        ``value_loss``, ``entropy``, ``grad_norm`` and ``rollout_steps``."""
+        self._require_built("update")
+        if batch is None:
+            sequences = self._take_pending()
+        else:
+            check_batch_keys(batch, SEQUENCE_KEYS, optional=("behaviour_log_probs",))
+            sequences = self._external_sequences(batch)
+        metrics = self._learn(*sequences)
+        self.updates += 1
+        return metrics
+
+    def behaviour_log_probs(self, batch: Mapping[str, Any]) -> np.ndarray:
+        """``(num_envs, length)`` log-probs of a fragment's ``actions`` in its raw ``states`` under the current
+        weights — what a sampler sends with the fragment it acted with them."""
+        self._require_built("behaviour_log_probs")
+        states = nest.map_structure(np.asarray, batch["states"])
+        shape = np.asarray(batch["rewards"]).shape
+        flat_states = self.preprocess(nest.map_structure(_merge_time, states))
+        log_probs, _ = self.api.evaluate(flat_states, nest.map_structure(_merge_time, batch["actions"]))
+        return np.asarray(log_probs, np.float32).reshape(shape)
+
+    def _take_pending(self) -> tuple[Any, ...]:
+        if not self.wants_update():
+            raise SpaceError("IMPALA learns from rollout_length steps of every environment seen",
+                             argument="update", expected=f"{self.config['update']['rollout_length']} steps per env",
+                             got={env: len(steps) for env, steps in self.pending.items()})
+        length = self.config["update"]["rollout_length"]
+        rows = []
+        for env in sorted(self.pending, key=str):
+            steps = self.pending[env]
+            rows.append(steps[:length + 1])  # one more (if there) says whether the last step continues
+            del steps[:length]
+        continues = np.array([[not row[t][4] and t + 1 < len(row) and not row[t + 1][0] for t in range(length)]
+                              for row in rows])
+        states = {key: np.stack([[step[1][key] for step in row[:length]] for row in rows]) for key in rows[0][0][1]}
+        actions = {key: np.stack([[step[2][key] for step in row[:length]] for row in rows]) for key in rows[0][0][2]}
+        next_states = {key: np.stack([[step[5][key] for step in row[:length]] for row in rows])
+                       for key in rows[0][0][5]}
+        rewards = np.array([[step[3] for step in row[:length]] for row in rows], np.float32)
+        terminals = np.array([[step[4] for step in row[:length]] for row in rows])
+        return (self.preprocessed_space.unflatten(states), self.action_space.unflatten(actions), rewards, terminals,
+                next_states, continues, None)
+
+    def _external_sequences(self, batch: Mapping[str, Any]) -> tuple[Any, ...]:
+        rewards = np.asarray(batch["rewards"], np.float32)
+        if rewards.ndim != 2:
+            raise SpaceError("an IMPALA batch holds sequences: (num_envs, length) rewards", argument="batch",
+                             key_path="rewards", expected="2 dims", got=f"shape {rewards.shape}")
+        terminals = np.asarray(batch["terminals"], bool)
+        flat_states = self.state_space.flatten(nest.map_structure(np.asarray, batch["states"]))
+        flat_next = self.state_space.flatten(nest.map_structure(np.asarray, batch["next_states"]))
+        same = np.ones(rewards.shape, bool)
+        for key, value in flat_states.items():  # the next step of a sequence continues the episode
+            equal = (value[:, 1:] == flat_next[key][:, :-1]).reshape(*rewards.shape[:1], rewards.shape[1] - 1, -1)
+            same[:, :-1] &= equal.all(axis=-1)
+        same[:, -1] = False  # (the last step bootstraps instead)
+        states = self.preprocess(nest.map_structure(_merge_time, self.state_space.unflatten(flat_states)))
+        states = nest.map_structure(lambda leaf: leaf.reshape(*rewards.shape, *leaf.shape[1:]), states)
+        behaviour = batch.get("behaviour_log_probs")
+        return (states, nest.map_structure(np.asarray, batch["actions"]), rewards, terminals, flat_next,
+                same & ~terminals, None if behaviour is None else np.asarray(behaviour, np.float32))
+
+    def _learn(self, states: Any, actions: Any, rewards: np.ndarray, terminals: np.ndarray,
+               flat_next_states: dict[str, np.ndarray], continues: np.ndarray,
+               behaviour_log_probs: np.ndarray | None) -> dict[str, float]:
+        """One v-trace step on ``(num_envs, length)`` sequences (states preprocessed, next states raw and flat)."""
+        discount = np.float32(self.config["discount"])
+        last = np.zeros(rewards.shape, bool)
+        last[:, -1] = True
+        bootstrap = (last | (~terminals & ~continues))  # steps whose return needs V(next state)
+        rows = np.flatnonzero(bootstrap.reshape(-1))
+        next_states = self.state_space.unflatten({k: _merge_time(v)[rows] for k, v in flat_next_states.items()})
+        next_values = np.zeros(rewards.size, np.float32)
+        next_values[rows] = self.api.get_state_values(self.preprocess(next_states))
+        next_values = next_values.reshape(rewards.shape)
+        truncated = bootstrap & ~last  # an episode that ended unseen inside the sequence: fold V in, stop there
+        rewards = rewards + np.where(truncated, discount * next_values, 0.0).astype(np.float32)
+        discounts = np.where(continues | (last & ~terminals), discount, 0.0).astype(np.float32)
+        if behaviour_log_probs is None:
+            log_probs, _ = self.api.evaluate(nest.map_structure(_merge_time, states),
+                                             nest.map_structure(_merge_time, actions))
+            behaviour_log_probs = np.asarray(log_probs, np.float32).reshape(rewards.shape)
+        loss, grad_norm, parts = self.api.update_sequences(
+            states, actions, behaviour_log_probs=behaviour_log_probs, rewards=rewards, discounts=discounts,
+            bootstrap_values=next_values[:, -1].copy())
+        return {"loss": float(loss), **{name: float(parts[name]) for name in LOSS_PARTS},
+                "grad_norm": float(grad_norm), "rollout_steps": float(rewards.size)}
+
+
+def _merge_time(value: Any) -> np.ndarray:
+    """``(num_envs, length, ...)`` as ``(num_envs * length, ...)``."""
+    value = np.asarray(value)
+    return value.reshape(-1, *value.shape[2:])
