@@ -144,3 +144,27 @@ def test_sample_throughput_writes_its_csv(tmp_path):
     assert list(frame["contender"]) == ["ours", "bare"]
     assert (frame["median_frames_per_s"] > 0).all()
     assert frame.loc[1, "target"] == "ours/bare >= 0.75" and frame.loc[1, "ratio"] > 0
+
+
+def test_apex_vs_rllib_writes_its_csv(ray_session, tmp_path):
+    pytest.importorskip("ray.rllib")
+    from bench import apex_vs_rllib
+
+    out = tmp_path / "apex_vs_rllib.csv"
+    # Ape-X, RLlib's DQN (the point: its API still fits) and the local reference — APPO's first iteration alone
+    # takes 20-45 s here — one worker of 2 envs on the fixture's 2-CPU session, one ~1,000-frame step each (the
+    # window is shorter than one step), no solve phase
+    contenders = ["apex", "rllib_dqn", "local_dqn"]
+    returned = apex_vs_rllib.main(["--workers", "1", "--envs-per-worker", "2", "--warmup", "0", "--timesteps", "200",
+                                   "--solve-budget", "0", "--repeats", "1", "--out", str(out), "--quiet",
+                                   "--contenders", *contenders])
+    frame = pd.read_csv(out)
+    assert len(frame) == len(returned) == 3
+    assert list(frame["contender"]) == contenders and (frame["workers"] == 1).all()
+    assert {"frames_per_s", "trained_per_s", "time_to_450_s", "steps_to_450", "solved", "frames_ratio",
+            "frames_paired_ratio", "trained_ratio", "time_ratio", "build_s", "ray", "ray_cpus", "python", "torch",
+            "timestamp"} <= set(frame.columns)
+    assert (frame["frames_per_s"] > 0).all() and frame["time_to_450_s"].isna().all()
+    rows = frame.set_index("contender")
+    assert rows.loc["rllib_dqn", "frames_ratio"] == 1.0
+    assert rows.loc["apex", "target"] == "frames_ratio >= 2.85" and rows.loc["apex", "frames_ratio"] > 0

@@ -37,8 +37,8 @@ def test_apex_run_trains_and_lays_out_its_run_directory(ray_session, tmp_path):
     run = dqn_run(tmp_path).wait(300)
     assert run.state == "finished" and run.timesteps >= 2500 and run.target == "ray"
     workers, shards = run.workers, run.shards
-    assert workers.columns.tolist() == ["worker", "env_steps", "env_steps_per_s", "episodes", "restarts",
-                                        "weights_behind", "last_error"]
+    assert workers.columns.tolist() == ["worker", "env_steps", "env_steps_per_s", "episodes", "recent_return",
+                                        "restarts", "weights_behind", "last_error"]
     assert workers["env_steps"].sum() == run.timesteps and (workers["restarts"] == 0).all()
     assert shards["capacity"].tolist() == [2000, 2000] and (shards["fill"] > 0).all()
     assert len(run.metrics) == workers["episodes"].sum() > 0

@@ -17,10 +17,12 @@ from __future__ import annotations
 import abc
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+import numpy as np
 import pandas as pd
 
 from rlworkbench.execution.metrics import MetricsBook, MetricsSnapshot
@@ -29,7 +31,8 @@ from rlworkbench.execution.ray.sampler import Sampler
 from rlworkbench.execution.ray.session import ensure_ray
 from rlworkbench.execution.ray.settings import ray_settings
 
-WORKER_COLUMNS = ("worker", "env_steps", "env_steps_per_s", "episodes", "restarts", "weights_behind", "last_error")
+WORKER_COLUMNS = ("worker", "env_steps", "env_steps_per_s", "episodes", "recent_return", "restarts", "weights_behind",
+                  "last_error")
 
 
 @dataclass
@@ -42,6 +45,11 @@ class WorkerStats:
     behind: int = 0           #: learner updates since then, at its last report
     steps_since_sync: int = 0
     last_error: str = ""
+    returns: deque[float] = field(default_factory=lambda: deque(maxlen=20))  #: of its last episodes
+
+    @property
+    def recent_return(self) -> float:
+        return float(np.mean(self.returns)) if self.returns else float("nan")
 
 
 class RayAlgorithm(abc.ABC):
@@ -142,6 +150,7 @@ class RayAlgorithm(abc.ABC):
             self.book.add_episode(index * self.envs_per_worker + env_id, value, length, self.timesteps,
                                   self.elapsed, terminated, truncated)
             stats.episodes += 1
+            stats.returns.append(float(value))
             if self.log is not None:
                 self.log.scalar("episode/return", value, self.timesteps)
                 self.log.scalar("episode/length", length, self.timesteps)
@@ -163,10 +172,11 @@ class RayAlgorithm(abc.ABC):
         return {}
 
     def workers(self) -> pd.DataFrame:
-        """One row per sampler: ``worker, env_steps, env_steps_per_s, episodes, restarts, weights_behind,
-        last_error``."""
+        """One row per sampler: ``worker, env_steps, env_steps_per_s, episodes, recent_return`` (of its last 20
+        episodes), ``restarts, weights_behind`` (learner updates since its weights were broadcast), ``last_error``."""
         seconds = max(self.elapsed, 1e-9)
-        rows = [(index, s.timesteps, s.timesteps / seconds, s.episodes, restarts, s.behind, s.last_error)
+        rows = [(index, s.timesteps, s.timesteps / seconds, s.episodes, s.recent_return, restarts, s.behind,
+                 s.last_error)
                 for index, (s, restarts) in enumerate(zip(self.stats, self.samplers.restarts))]
         return pd.DataFrame(rows, columns=list(WORKER_COLUMNS))
 
@@ -209,6 +219,17 @@ class RayAlgorithm(abc.ABC):
             if callback is not None:
                 callback(self)
         return self
+
+    def evaluate(self, episodes: int = 10, seed: int | None = None) -> pd.DataFrame:
+        """The learner's greedy policy on ``episodes`` episodes of a local copy of the env (learning nothing): the
+        episodes table. Samplers explore — Ape-X's most with epsilon 0.4 — so their returns understate it."""
+        from rlworkbench.execution import Worker, make_vector_env
+
+        env = make_vector_env(self.env, 1, seed=self.seed if seed is None else seed)
+        try:
+            return Worker(self.agent, env, progress=False).run(episodes=episodes, explore=False, learn=False)
+        finally:
+            env.close()
 
     def close(self) -> None:
         """Ends every actor of the run (the Ray session stays for the next run)."""

@@ -9,9 +9,9 @@ without waiting and broadcasts its weights every ``broadcast_every`` updates.
 - Shards (:class:`~.replay_shard.ReplayShard`): ``shards`` prioritised replays of ``memory/capacity / shards``
   records each, with the config's ``alpha`` and ``beta`` (0.6, 0.4 for a uniform memory: Ape-X prioritises).
 - The learner is the DQN agent (on replica towers when built with ``devices``): ``update_with_priorities`` on a
-  shard's batch with its importance weights. It keeps the agent's replay ratio — no more updates than
-  ``update/gradient_steps`` per ``update/update_interval`` env steps after ``update/learning_starts`` — so a
-  config learns as it does locally, only with its sampling spread over processes.
+  shard's batch with its importance weights. It keeps the agent's replay ratio as a ceiling — no more updates
+  than ``update/gradient_steps`` per ``update/update_interval`` env steps after ``update/learning_starts`` — and,
+  with ``max_updates_owed``, as a floor too: samplers wait while the learner lags further behind.
 
 Faults: a sampler that dies or whose env raises is replaced (fresh envs, current weights, the shards); a shard
 that dies is replaced empty, the records it held are counted as lost and the samplers get the new shard. Both
@@ -100,7 +100,9 @@ class ApeX(RayAlgorithm):
     def step(self, timeout: float = 0.5) -> None:
         """Keeps every sampler busy and ``replay_in_flight`` requests per shard under way while updates are due,
         then handles whatever finished within ``timeout`` seconds."""
-        self.samplers.call_all("sample", self.settings["fragment_length"])
+        limit = self.settings["max_updates_owed"]
+        if limit is None or self._updates_owed(in_flight=False) <= limit:
+            self.samplers.call_all("sample", self.settings["fragment_length"])
         self._request_batches()
         wait_for_any([self.samplers, self.shard_manager], timeout)
         for result in self.samplers.results(timeout=0):
@@ -108,13 +110,14 @@ class ApeX(RayAlgorithm):
         for result in self.shard_manager.results(timeout=0):
             self._learn(result)
 
-    def _updates_owed(self) -> int:
-        """Updates the agent's schedule allows by now, minus those made and those whose batch is on its way."""
+    def _updates_owed(self, in_flight: bool = True) -> int:
+        """Updates the agent's schedule allows by now, minus those made (and those whose batch is on its way)."""
         schedule = self.agent.config["update"]
         if self.timesteps < schedule["learning_starts"]:
             return 0
         rounds = (self.timesteps - schedule["learning_starts"]) // schedule["update_interval"] + 1
-        return rounds * schedule["gradient_steps"] - self.agent.updates - self.shard_manager.in_flight()
+        owed = rounds * schedule["gradient_steps"] - self.agent.updates
+        return owed - self.shard_manager.in_flight() if in_flight else owed
 
     def _request_batches(self) -> None:
         owed = self._updates_owed()

@@ -11,6 +11,10 @@ machinery, so a bad value is a ConfigError naming ``execution/ray/<key>``:
 - ``broadcast_every`` updates between weight broadcasts (one ``ray.put``) and ``weight_sync_steps`` env steps of a
   sampler between its pick-ups of the newest weights (Ape-X, IMPALA; synchronous PPO broadcasts every update);
 - ``queue_size`` fragments IMPALA's learner queue holds (samplers wait when it is full);
+- ``max_updates_owed``: Ape-X samplers wait while the learner is more than this many updates behind the config's
+  replay ratio (``update/gradient_steps`` per ``update/update_interval`` env steps) — on a small machine sampling
+  outruns learning and a free-running Ape-X learns less from each transition (default 100; ``None``: never, the
+  paper's free-running actors);
 - ``max_restarts`` restarts of one actor before the run fails with the error that killed it;
 - ``num_cpus`` of a local Ray session started for the run (``None``: every CPU here), ``address`` of a cluster to
   join instead (``"auto"``, ``"ray://host:10001"``; ``None`` starts or reuses a local one on 127.0.0.1).
@@ -26,7 +30,8 @@ from rlworkbench.errors import ConfigError
 
 DEFAULTS: dict[str, Any] = {
     "workers": 2, "envs_per_worker": 4, "fragment_length": 50, "shards": 2, "replay_in_flight": 2,
-    "broadcast_every": 10, "weight_sync_steps": 400, "queue_size": 4, "max_restarts": 3, "sampler_cpus": 1.0,
+    "broadcast_every": 10, "weight_sync_steps": 400, "queue_size": 4, "max_updates_owed": 100, "max_restarts": 3,
+    "sampler_cpus": 1.0,
     "num_cpus": None, "address": None,
 }
 
