@@ -77,6 +77,9 @@ def test_a_run_survives_killed_actors_and_counts_what_was_lost(ray_session, tmp_
     lost = run.shards["lost"][0]
     assert lost > 300 and run.updates["replay_lost"].iloc[-1] == lost
     assert run.updates["sampler_restarts"].iloc[-1] == 1 and run.updates["shard_restarts"].iloc[-1] == 1
+    assert run.workers["last_error"][1].startswith("ActorDiedError")
+    gaps = run.updates["wall_time"].diff().dropna()
+    assert gaps.max() < 5.0, gaps.max()  # the learner never stalled for more than a few seconds
 
 
 def test_an_env_error_restarts_its_sampler_and_max_restarts_fails_the_run(ray_session, tmp_path):
