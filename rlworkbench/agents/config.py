@@ -132,9 +132,11 @@ def known_types_of(kind: str) -> list[str]:
 
 def constructor_arguments(cls: type) -> tuple[set[str], set[str]]:
     """``(accepted, required)`` keyword arguments of ``cls(...)``: its ``__init__``'s and, while they pass
-    ``**kwargs`` on, its bases' (down to :class:`Component`, which takes ``name`` and ``device``)."""
+    ``**kwargs`` on, its bases' (down to :class:`Component`, which takes ``name`` and ``device``). Only the first
+    ``__init__``'s own parameters can be required: a base's required ones may be filled by the subclass (``divide``
+    gives ``multiply`` its ``factor``)."""
     accepted: set[str] = set()
-    required: set[str] = set()
+    required: set[str] | None = None
     for klass in cls.__mro__:
         init = klass.__dict__.get("__init__")
         if init is None:
@@ -142,10 +144,11 @@ def constructor_arguments(cls: type) -> tuple[set[str], set[str]]:
         parameters = list(inspect.signature(init).parameters.values())[1:]
         named = [p for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
         accepted |= {p.name for p in named}
-        required |= {p.name for p in named if p.default is p.empty}
+        if required is None:
+            required = {p.name for p in named if p.default is p.empty}
         if klass is Component or not any(p.kind is p.VAR_KEYWORD for p in parameters):
             break
-    return accepted, required
+    return accepted, required or set()
 
 
 def _check_component(validator: Any, options: dict[str, Any], instance: Any, schema: dict[str, Any]) -> Iterator:

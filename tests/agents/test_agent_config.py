@@ -113,3 +113,14 @@ def test_builtin_configs_ship_with_the_package():
     with pytest.raises(ConfigError, match="no built-in config") as error:
         builtin_config("dqn_pong")
     assert "dqn_cartpole" in error.value.expected
+
+
+def test_a_component_whose_base_takes_a_required_argument_from_it_validates():
+    """``divide`` hands ``multiply`` its required ``factor``: a spec of ``divide`` needs only its ``divisor``."""
+    from rlworkbench.agents.config import constructor_arguments
+    from rlworkbench.components.registry import registered
+
+    accepted, required = constructor_arguments(registered()["divide"])
+    assert required == {"divisor"} and "factor" in accepted
+    divide = [{"type": "divide", "divisor": 2.0}]
+    assert Agent.from_env("CartPole-v1", {"type": "dqn", "preprocessing": divide}).config["preprocessing"] == divide

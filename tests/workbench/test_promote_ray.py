@@ -107,3 +107,23 @@ def test_types_without_a_distributed_algorithm_and_bad_settings_are_config_error
     with pytest.raises(ConfigError) as error:
         promote(config, to="ray", logdir=tmp_path)
     assert error.value.key_path == "execution/ray/envs_per_worker"
+
+
+@pytest.mark.timeout(600)
+def test_the_shipped_pong_config_runs_as_apex_on_atari_frames(ray_session, tmp_path):
+    """``apex_pong`` shrunk to a smoke (its own sizes are for a big host): ALE Pong frames stacked by the env,
+    grayscale / resize / divide in the agent, convolutions, replay shards of preprocessed 84x84x4 states."""
+    from rlworkbench.agents.config import builtin_config
+    from rlworkbench.execution.atari import atari_env
+
+    config = builtin_config("apex_pong")
+    config["memory"]["capacity"] = 400
+    config["update"].update(batch_size=8, learning_starts=100)
+    run = promote(config, to="ray", env=atari_env("Pong"), timesteps=400, seed=0, logdir=tmp_path, workers=1,
+                  envs_per_worker=1, fragment_length=20, shards=1, sampler_cpus=0, max_updates_owed=20)
+    run.wait(500)
+    assert run.state == "finished" and run.timesteps >= 400 and len(run.updates) > 0
+    assert run.shards["records"][0] > 100
+    agent = run.execution.agent
+    assert agent.preprocessed_space.strip_ranks().shape == (84, 84, 4)
+    assert agent.state_space.strip_ranks().shape == (210, 160, 4, 3)
