@@ -16,7 +16,8 @@ import pytest
 
 NOTEBOOKS = Path(__file__).parents[2] / "notebooks"
 PARAMETERS = {"train_dqn_cartpole.ipynb": {"TIMESTEPS": 3000, "LIVE_SECONDS": 4},
-              "multi_device.ipynb": {"TIMESTEPS": 2000}}
+              "multi_device.ipynb": {"TIMESTEPS": 2000},
+              "distributed.ipynb": {"TIMESTEPS": 3000, "IMPALA_TIMESTEPS": 6000}}
 WIDGET = "application/vnd.jupyter.widget-view+json"
 
 
@@ -102,3 +103,14 @@ def test_multi_device(tmp_path):
     assert "largest weight difference after 5 updates" in json.dumps(notebook.cells)
     assert mime_outputs(notebook, WIDGET)  # the live run view
     assert list((tmp_path / "runs").glob("*/checkpoints/final"))
+
+
+def test_distributed(tmp_path):
+    notebook = executed(NOTEBOOKS / "distributed.ipynb", tmp_path)
+    assert not errors(notebook)
+    assert len(mime_outputs(notebook, WIDGET)) >= 1  # the live run view, its per-worker table inside
+    tables = mime_outputs(notebook, "text/html")
+    assert any("weights_behind" in table and "env_steps_per_s" in table for table in tables)  # run.workers
+    assert any("capacity" in table and "fill" in table for table in tables)  # run.shards
+    assert "ActorDiedError" in json.dumps(notebook.cells)  # the killed IMPALA sampler, restarted
+    assert len(list((tmp_path / "runs").glob("*/checkpoints/final"))) == 2
