@@ -101,6 +101,7 @@ class ImpalaAgent(PolicyActing, Agent):
         else:
             check_batch_keys(batch, SEQUENCE_KEYS, optional=("behaviour_log_probs",))
             sequences = self._external_sequences(batch)
+        self.check_rows_for_towers(len(sequences[2]), "sequences")
         metrics = self._learn(*sequences)
         self.updates += 1
         return metrics
@@ -146,9 +147,10 @@ class ImpalaAgent(PolicyActing, Agent):
         flat_states = self.state_space.flatten(nest.map_structure(np.asarray, batch["states"]))
         flat_next = self.state_space.flatten(nest.map_structure(np.asarray, batch["next_states"]))
         same = np.ones(rewards.shape, bool)
+        num_envs, length = rewards.shape
         for key, value in flat_states.items():  # the next step of a sequence continues the episode
-            equal = (value[:, 1:] == flat_next[key][:, :-1]).reshape(*rewards.shape[:1], rewards.shape[1] - 1, -1)
-            same[:, :-1] &= equal.all(axis=-1)
+            equal = value[:, 1:] == flat_next[key][:, :-1]
+            same[:, :-1] &= equal.reshape(num_envs, length - 1, int(np.prod(equal.shape[2:]))).all(axis=-1)
         same[:, -1] = False  # (the last step bootstraps instead)
         states = self.preprocess(nest.map_structure(_merge_time, self.state_space.unflatten(flat_states)))
         states = nest.map_structure(lambda leaf: leaf.reshape(*rewards.shape, *leaf.shape[1:]), states)

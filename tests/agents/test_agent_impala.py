@@ -41,6 +41,7 @@ def test_sequences_of_any_batch_and_length_update(backend):
     assert set(metrics) == {"loss", "policy_loss", "value_loss", "entropy", "grad_norm", "rollout_steps"}
     assert metrics["rollout_steps"] == 15.0 and np.isfinite(metrics["loss"]) and agent.updates == 1
     assert agent.update(sequences(envs=2, length=9))["rollout_steps"] == 18.0  # batch and time ranks are free
+    assert agent.update(sequences(envs=2, length=1))["rollout_steps"] == 2.0
 
 
 def test_episode_ends_inside_a_sequence(backend):

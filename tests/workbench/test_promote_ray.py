@@ -41,6 +41,8 @@ def test_apex_run_trains_and_lays_out_its_run_directory(ray_session, tmp_path):
                                         "restarts", "weights_behind", "last_error"]
     assert workers["env_steps"].sum() == run.timesteps and (workers["restarts"] == 0).all()
     assert shards["capacity"].tolist() == [2000, 2000] and (shards["fill"] > 0).all()
+    learner = run.execution.agent.config  # replay lives in the shards: the learner's own memory is one batch
+    assert learner["memory"]["capacity"] == 16 and learner["execution"]["ray"]["replay_capacity"] == 4000
     assert len(run.metrics) == workers["episodes"].sum() > 0
     updates = run.updates
     assert len(updates) > 50 and {"loss", "weights_behind", "replay_records", "replay_lost", "sampler_restarts",
@@ -51,6 +53,10 @@ def test_apex_run_trains_and_lays_out_its_run_directory(ray_session, tmp_path):
     agent = run.load_agent()
     assert agent.type_name == "dqn" and agent.updates == len(updates) and agent.timesteps == run.timesteps
     assert "target='ray'" in repr(run)
+    run.widget()
+    run.view.refresh()  # the live view shows both tables
+    assert "weights_behind" in run.view.tables.value and "capacity" in run.view.tables.value
+    run.close()
 
 
 def test_stop_ends_the_run_with_a_checkpoint_and_frees_the_actors(ray_session, tmp_path):
@@ -101,6 +107,9 @@ def test_types_without_a_distributed_algorithm_and_bad_settings_are_config_error
     with pytest.raises(ConfigError) as error:
         promote("dqn_cartpole", to="ray", workers=0, logdir=tmp_path)
     assert error.value.key_path == "execution/ray/workers"
+    with pytest.raises(ConfigError) as error:  # 2 workers x 2 CPUs on a 2-CPU session would never start
+        dqn_run(tmp_path, sampler_cpus=2).wait(60)  # (the session's CPUs are known once the run joined it)
+    assert error.value.key_path == "execution/ray/sampler_cpus"
     with pytest.raises(ConfigError, match="unknown settings for the ray target"):
         promote("dqn_cartpole", to="ray", shardz=2, logdir=tmp_path)
     config = {**small_dqn(), "execution": {"ray": {"envs_per_worker": "four"}}}

@@ -30,12 +30,14 @@ class ActorFailed(RLWorkbenchError):
 
 @dataclass
 class CallResult:
-    """One finished request: ``value``, or ``error`` (the exception as raised in the actor, or its death)."""
+    """One finished request: ``value``, or ``error`` (the exception as raised in the actor, or its death);
+    ``actor`` is the handle that served it (maybe replaced since)."""
 
     index: int
     method: str
     value: Any = None
     error: BaseException | None = None
+    actor: Any = None
 
     @property
     def ok(self) -> bool:
@@ -46,7 +48,7 @@ class CallResult:
 class _Slot:
     actor: Any
     restarts: int = 0
-    in_flight: dict[Any, str] = field(default_factory=dict)  # object ref -> method name
+    in_flight: dict[Any, tuple[str, Any]] = field(default_factory=dict)  # object ref -> (method name, actor)
 
 
 class ActorManager:
@@ -60,7 +62,13 @@ class ActorManager:
                 raise ConfigError(f"bad {argument}", argument=argument, expected=f"int >= {least}", got=value)
         self.factory, self.max_in_flight, self.max_restarts = factory, max_in_flight, max_restarts
         self.restart_on_error, self.on_restart = restart_on_error, on_restart
-        self.slots = [_Slot(factory(index)) for index in range(count)]
+        self.slots: list[_Slot] = []
+        try:
+            for index in range(count):
+                self.slots.append(_Slot(factory(index)))
+        except BaseException:  # the actors made so far go too
+            self.close()
+            raise
         self.dropped = 0  #: requests lost with an actor that died or was restarted
         self.errors: list[CallResult] = []  #: every failed request, in the order seen
 
@@ -92,7 +100,7 @@ class ActorManager:
         slot = self.slots[index]
         if len(slot.in_flight) >= self.max_in_flight:
             return False
-        slot.in_flight[getattr(slot.actor, method).remote(*args, **kwargs)] = method
+        slot.in_flight[getattr(slot.actor, method).remote(*args, **kwargs)] = (method, slot.actor)
         return True
 
     def call_all(self, method: str, *args: Any, **kwargs: Any) -> list[int]:
@@ -116,19 +124,20 @@ class ActorManager:
         for ref in ready:
             index = owners[ref]
             slot = self.slots[index]
-            method = slot.in_flight.pop(ref, None)
-            if method is None:  # dropped by a restart earlier in this loop
+            sent = slot.in_flight.pop(ref, None)
+            if sent is None:  # dropped by a restart earlier in this loop
                 continue
+            method, actor = sent
             try:
-                finished.append(CallResult(index, method, value=ray.get(ref)))
+                finished.append(CallResult(index, method, value=ray.get(ref), actor=actor))
             except ray.exceptions.RayActorError as error:  # the actor is gone
-                result = CallResult(index, method, error=error)
+                result = CallResult(index, method, error=error, actor=actor)
                 finished.append(result)
                 self.errors.append(result)
                 failed[index] = error
             except ray.exceptions.RayTaskError as error:  # the request raised; the actor lives
                 cause = error.cause if isinstance(getattr(error, "cause", None), BaseException) else error
-                result = CallResult(index, method, error=cause)
+                result = CallResult(index, method, error=cause, actor=actor)
                 finished.append(result)
                 self.errors.append(result)
                 if self.restart_on_error:

@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from rlworkbench.errors import ConfigError
 from rlworkbench.execution.metrics import MetricsBook, MetricsSnapshot
 from rlworkbench.execution.ray.actor_manager import ActorManager, CallResult
 from rlworkbench.execution.ray.sampler import Sampler
@@ -65,18 +66,29 @@ class RayAlgorithm(abc.ABC):
         import ray
 
         self.settings = ray_settings(agent.config, **(settings or {}))
-        ensure_ray(self.settings["address"], self.settings["num_cpus"])
+        resources = ensure_ray(self.settings["address"], self.settings["num_cpus"])
+        wanted = self.settings["workers"] * self.settings["sampler_cpus"]
+        if self.settings["address"] is None and wanted > resources.get("CPU", 0):  # would wait for ever, silently
+            raise ConfigError("the samplers ask for more CPUs than this Ray session has", key_path="execution/ray/"
+                              "sampler_cpus", expected=f"workers x sampler_cpus <= {resources.get('CPU', 0):g} "
+                              "(sampler_cpus=0 lets them share)", got=f"{self.settings['workers']} x "
+                              f"{self.settings['sampler_cpus']:g} = {wanted:g}")
         self.agent = agent if agent.executor is not None else agent.build()
         self.env, self.seed, self.log = env, 0 if seed is None else int(seed), log
         self.backend = agent.backend or agent.executor.backend.name
         self.envs_per_worker = int(self.settings["envs_per_worker"])
         self.book = MetricsBook(self.settings["workers"] * self.envs_per_worker)
-        self.timesteps = 0
+        self.first_timestep, self.first_update = int(self.agent.timesteps), int(self.agent.updates)
+        self.timesteps = 0  #: env steps sampled in this run (the agent's counter goes on from where it was)
         self.version = int(self.agent.updates)
         self._weights = ray.put(self.agent.get_weights(trainable_only=True))
         self.stats = [WorkerStats(version=self.version) for _ in range(self.settings["workers"])]
         self.started = time.perf_counter()
-        self._start_actors()
+        try:
+            self._start_actors()
+        except BaseException:
+            self.close()  # whatever started before the failure
+            raise
 
     # ----- actors -----------------------------------------------------------------------------------------------
     def _start_actors(self) -> None:
@@ -143,7 +155,7 @@ class RayAlgorithm(abc.ABC):
         stats.steps_since_sync += steps
         stats.behind = int(self.agent.updates) - int(report["version"])
         self.timesteps += steps
-        self.agent.timesteps = self.timesteps  # the learner's counters say how far the run went (checkpoints)
+        self.agent.timesteps = self.first_timestep + self.timesteps  # checkpoints say how far the agent went
         episodes = report["episodes"]
         for env_id, value, length, terminated, truncated in zip(*(episodes[key] for key in (
                 "env_id", "return", "length", "terminated", "truncated"))):
@@ -233,4 +245,5 @@ class RayAlgorithm(abc.ABC):
 
     def close(self) -> None:
         """Ends every actor of the run (the Ray session stays for the next run)."""
-        self.samplers.close()
+        if hasattr(self, "samplers"):
+            self.samplers.close()

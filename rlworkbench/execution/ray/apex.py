@@ -55,10 +55,12 @@ class ApeX(RayAlgorithm):
     def _start_actors(self) -> None:
         memory = self.agent.config["memory"]
         count = self.settings["shards"]
-        self.shard_capacity = max(int(memory["capacity"]) // count, 1)
+        capacity = self.settings["replay_capacity"] or int(memory["capacity"])
+        self.shard_capacity = max(int(capacity) // count, 1)
         self.alpha, self.beta = float(memory.get("alpha", 0.6)), float(memory.get("beta", 0.4))
         self.sent = [0] * count     # records sent to each shard since it (re)started, as the samplers reported
         self.lost = [0] * count  # records held by each shard's replaced predecessors
+        self.shard_errors: list[str] = []
         self.batch_size = int(self.agent.config["update"]["batch_size"])
         self.shard_manager = ActorManager(self._make_shard, count, max_in_flight=self.settings["replay_in_flight"],
                                           max_restarts=self.settings["max_restarts"],
@@ -100,10 +102,10 @@ class ApeX(RayAlgorithm):
     def step(self, timeout: float = 0.5) -> None:
         """Keeps every sampler busy and ``replay_in_flight`` requests per shard under way while updates are due,
         then handles whatever finished within ``timeout`` seconds."""
-        limit = self.settings["max_updates_owed"]
-        if limit is None or self._updates_owed(in_flight=False) <= limit:
-            self.samplers.call_all("sample", self.settings["fragment_length"])
         self._request_batches()
+        limit = self.settings["max_updates_owed"]  # pace the samplers only while the learner has batches coming
+        if limit is None or not self.shard_manager.in_flight() or self._updates_owed(in_flight=False) <= limit:
+            self.samplers.call_all("sample", self.settings["fragment_length"])
         wait_for_any([self.samplers, self.shard_manager], timeout)
         for result in self.samplers.results(timeout=0):
             self._take_fragment(result)
@@ -116,7 +118,7 @@ class ApeX(RayAlgorithm):
         if self.timesteps < schedule["learning_starts"]:
             return 0
         rounds = (self.timesteps - schedule["learning_starts"]) // schedule["update_interval"] + 1
-        owed = rounds * schedule["gradient_steps"] - self.agent.updates
+        owed = rounds * schedule["gradient_steps"] - (self.agent.updates - self.first_update)
         return owed - self.shard_manager.in_flight() if in_flight else owed
 
     def _request_batches(self) -> None:
@@ -141,11 +143,14 @@ class ApeX(RayAlgorithm):
         self.maybe_hand_weights(result.index)
 
     def _learn(self, result: CallResult) -> None:
-        if not result.ok or result.value is None:  # a dead shard (restarted by the manager) or an empty one
+        if not result.ok:  # a dead shard (replaced by the manager) or a request that raised: shown, not fatal
+            self.shard_errors.append(f"shard {result.index}: {type(result.error).__name__}")
+            return
+        if result.value is None:  # an empty shard
             return
         records, indices, weights = result.value
         metrics, priorities = self.agent.update_with_priorities({**records, "importance_weights": weights})
-        self.shard_manager.actor(result.index).update_priorities.remote(indices, priorities)
+        result.actor.update_priorities.remote(indices, priorities)  # the shard that drew them, even if replaced
         if self.agent.updates % self.settings["broadcast_every"] == 0:
             self.broadcast()
         self.record_update(metrics)
@@ -165,4 +170,5 @@ class ApeX(RayAlgorithm):
 
     def close(self) -> None:
         super().close()
-        self.shard_manager.close()
+        if hasattr(self, "shard_manager"):
+            self.shard_manager.close()

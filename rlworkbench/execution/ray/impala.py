@@ -42,12 +42,18 @@ class IMPALA(RayAlgorithm):
         super().__init__(agent, env, settings, seed=seed, log=log)
         self.rollout_length = int(self.agent.config["update"]["rollout_length"])
         self.queue: deque[dict[str, Any]] = deque()
+        self._next_sampler = 0
 
     def step(self, timeout: float = 0.5) -> None:
         """Asks free samplers for fragments while the queue has room, takes what arrived, learns from one."""
         room = self.settings["queue_size"] - len(self.queue) - self.samplers.in_flight()
-        for index in range(len(self.samplers)):
-            if room > 0 and self.samplers.call(index, "sample", self.rollout_length):
+        count = len(self.samplers)
+        for _ in range(count):  # in turn from where the last round stopped: every sampler gets asked
+            index = self._next_sampler
+            if room <= 0:
+                break
+            self._next_sampler = (index + 1) % count
+            if self.samplers.call(index, "sample", self.rollout_length):
                 room -= 1
         if not self.queue:
             wait_for_any([self.samplers], timeout)

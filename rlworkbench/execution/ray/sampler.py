@@ -69,7 +69,6 @@ class Sampler:
         self.version = 0
         if weights is not None:
             self.set_weights(weights, version)
-        self._episodes_seen = 0
 
     def set_weights(self, weights: Mapping[str, np.ndarray], version: int) -> int:
         """Takes the learner's trainable weights (its acting networks); returns the version now held."""
@@ -89,9 +88,7 @@ class Sampler:
         """Steps every env ``steps`` times; the report every sample carries: ``index``, ``version`` (of the
         weights that acted), ``timesteps`` (env steps taken) and ``episodes`` (one list per column of the episodes
         that ended: ``env_id``, ``return``, ``length``, ``terminated``, ``truncated``)."""
-        self.worker.run(timesteps=steps * self.worker.num_envs)
-        episodes = self.worker.book.episodes().iloc[self._episodes_seen:]
-        self._episodes_seen += len(episodes)
+        episodes = self.worker.run(timesteps=steps * self.worker.num_envs)
         columns = ("env_id", "return", "length", "terminated", "truncated")
         return {"index": self.index, "version": self.version, "timesteps": steps * self.worker.num_envs,
                 "episodes": {name: episodes[name].tolist() for name in columns}}

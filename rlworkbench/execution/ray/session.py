@@ -3,6 +3,7 @@ thread."""
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Callable
@@ -24,19 +25,30 @@ def ensure_ray(address: str | None = None, num_cpus: int | None = None, **option
         os.environ.setdefault(LOOPBACK_ONLY, "0")
     import ray
 
-    if not ray.is_initialized():
-        if address is None and os.environ.get(LOOPBACK_ONLY) == "0":
-            from ray._private import ray_constants  # read when Ray was imported: maybe before the line above
-
-            ray_constants.ENABLE_RAY_CLUSTER = False
-        if num_cpus is not None and (isinstance(num_cpus, bool) or not isinstance(num_cpus, int) or num_cpus < 1):
-            raise ConfigError("bad number of CPUs for Ray", argument="num_cpus", expected="int >= 1", got=num_cpus)
-        settings: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False,
-                                    "namespace": "rlworkbench", **options}
-        if address is None:
-            settings.update(num_cpus=num_cpus)
-        _call_in_a_lasting_thread(lambda: ray.init(address=address, **settings))
+    with _STARTING:  # two runs started at once: one starts the session, the other joins it
+        if not ray.is_initialized():
+            _start(address, num_cpus, options)
     return ray.cluster_resources()
+
+
+_STARTING = threading.Lock()
+
+
+def _start(address: str | None, num_cpus: int | None, options: dict[str, Any]) -> None:
+    """``ray.init`` as :func:`ensure_ray` describes it."""
+    import ray
+
+    if address is None and os.environ.get(LOOPBACK_ONLY) == "0":
+        from ray._private import ray_constants  # read when Ray was imported: maybe before the line above
+
+        ray_constants.ENABLE_RAY_CLUSTER = False
+    if num_cpus is not None and (isinstance(num_cpus, bool) or not isinstance(num_cpus, int) or num_cpus < 1):
+        raise ConfigError("bad number of CPUs for Ray", argument="num_cpus", expected="int >= 1", got=num_cpus)
+    settings: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False,
+                                "namespace": "rlworkbench", **options}
+    if address is None:
+        settings.update(num_cpus=num_cpus)
+    _call_in_a_lasting_thread(lambda: ray.init(address=address, **settings))
 
 
 def _call_in_a_lasting_thread(start: Callable[[], Any]) -> None:
@@ -49,11 +61,14 @@ def _call_in_a_lasting_thread(start: Callable[[], Any]) -> None:
     started, failure = threading.Event(), []
 
     def keep() -> None:
+        ray_worker_log = logging.getLogger("ray._private.worker")
+        ray_worker_log.addFilter(_not_the_sigterm_note)  # Ray leaves SIGTERM alone off the main thread: fine here
         try:
             start()
         except BaseException as error:
             failure.append(error)
         finally:
+            ray_worker_log.removeFilter(_not_the_sigterm_note)
             started.set()
         threading.Event().wait()  # forever (a daemon thread: it ends with the interpreter)
 
@@ -61,3 +76,7 @@ def _call_in_a_lasting_thread(start: Callable[[], Any]) -> None:
     started.wait()
     if failure:
         raise failure[0]
+
+
+def _not_the_sigterm_note(record: logging.LogRecord) -> bool:
+    return "SIGTERM handler is not set" not in record.getMessage()

@@ -6,8 +6,8 @@ machinery, so a bad value is a ConfigError naming ``execution/ray/<key>``:
 
 - ``workers`` sampler actors, each with ``envs_per_worker`` envs, asked for ``fragment_length`` steps per env at a
   time; ``sampler_cpus`` CPUs reserved per sampler (0 lets more actors than CPUs share them);
-- ``shards`` replay shards (Ape-X; the memory's capacity is split across them) and ``replay_in_flight`` sample
-  requests the learner keeps under way per shard;
+- ``shards`` replay shards (Ape-X; ``replay_capacity`` records — ``None``: the memory's capacity — split across
+  them) and ``replay_in_flight`` sample requests the learner keeps under way per shard;
 - ``broadcast_every`` updates between weight broadcasts (one ``ray.put``) and ``weight_sync_steps`` env steps of a
   sampler between its pick-ups of the newest weights (Ape-X, IMPALA; synchronous PPO broadcasts every update);
 - ``queue_size`` fragments IMPALA's learner queue holds (samplers wait when it is full);
@@ -31,7 +31,7 @@ from rlworkbench.errors import ConfigError
 DEFAULTS: dict[str, Any] = {
     "workers": 2, "envs_per_worker": 4, "fragment_length": 50, "shards": 2, "replay_in_flight": 2,
     "broadcast_every": 10, "weight_sync_steps": 400, "queue_size": 4, "max_updates_owed": 100, "max_restarts": 3,
-    "sampler_cpus": 1.0,
+    "replay_capacity": None, "sampler_cpus": 1.0,
     "num_cpus": None, "address": None,
 }
 

@@ -11,8 +11,9 @@ learner (on replica towers with ``devices``), starts the actors and trains. The 
 itself, trained in place, or an agent made from the config.
 
 The run directory is laid out as for a local run (``config.json``, TensorBoard events, ``episodes.csv``,
-``updates.csv`` with the run's health columns, ``checkpoints/``; the learner's checkpoints hold its networks,
-optimizer and counters — replay lives in the shards and is not saved). :meth:`RayExecution.workers` and
+``updates.csv`` with the run's health columns, ``checkpoints/``). An Ape-X learner made from a config gets a memory
+of one batch — replay lives in the shards (``execution/ray/replay_capacity`` keeps their size) and is not saved.
+:meth:`RayExecution.workers` and
 :meth:`RayExecution.shards` are live tables the Run shows. A run that ends — finished, stopped or failed — kills
 its actors, so their CPUs are free for the next run; the Ray session stays up for it. ``num_envs`` and
 ``vector_mode`` do not apply: samplers hold ``envs_per_worker`` envs each.
@@ -49,8 +50,8 @@ class RayExecution(Execution):
         if options:
             raise ConfigError("unknown settings for the ray target", argument=", ".join(sorted(options)),
                               expected=sorted([*SETTINGS, *DEFAULTS, "devices"]), got=sorted(options))
-        agent = _learner(spec)
-        self.algorithm_name = algorithm_for(getattr(agent, "type_name", None))
+        self.algorithm_name = algorithm_for(spec.config.get("type"))  # an agent's spec holds its config
+        agent = _learner(spec, self.algorithm_name)
         self.settings = ray_settings(agent.config, **overrides)
         self.tower_devices = _tower_devices(requested_devices, spec.backend)
         self.spec, self.agent = spec, agent
@@ -103,8 +104,9 @@ class RayExecution(Execution):
     def _main(self) -> None:
         from rlworkbench.execution.ray import ActorFailed
 
-        log = EventWriter(self.logdir)
+        log = None
         try:
+            log = EventWriter(self.logdir)
             if self.spec.threads is not None:
                 get_backend(self.spec.backend).limit_threads(self.spec.threads)
             self._build_learner()
@@ -126,8 +128,9 @@ class RayExecution(Execution):
                     write_tables(self.algorithm, self.logdir)
                 with contextlib.suppress(Exception):
                     self.algorithm.close()  # the actors' CPUs are free for the next run
-            with contextlib.suppress(Exception):
-                log.close()
+            if log is not None:
+                with contextlib.suppress(Exception):
+                    log.close()
             timesteps = 0 if self.algorithm is None else self.algorithm.timesteps
             ended_early = timesteps < self.spec.timesteps
             self._state = FAILED if self._error else STOPPED if ended_early else FINISHED
@@ -151,19 +154,35 @@ def _algorithm_class(name: str) -> type:
     return {"apex": ApeX, "impala": IMPALA, "sync_ppo": SyncPPO}[name]
 
 
-def _learner(spec: RunSpec) -> Any:
-    """The prototype agent (its spaces checked against one copy of the env), or one made from the config."""
+def _learner(spec: RunSpec, algorithm: str) -> Any:
+    """The prototype agent (its spaces checked against one copy of the env), or one made from the config — for
+    Ape-X with a memory of one batch: replay lives in the shards (``execution/ray/replay_capacity`` keeps the
+    config's capacity for them)."""
     from rlworkbench.agents import Agent
+    from rlworkbench.agents.config import load_config
     from rlworkbench.execution.envs import make_vector_env
 
     env = make_vector_env(spec.env, 1)
     try:
         if spec.agent is None:
-            return Agent.from_env(env, spec.config, backend=spec.backend, seed=spec.seed)
+            config = load_config(spec.config)
+            if algorithm == "apex":
+                config = _learner_without_replay(Agent.from_env(env, config, backend=spec.backend).config)
+            return Agent.from_env(env, config, backend=spec.backend, seed=spec.seed)
         check_spaces(spec.agent, env)
         return spec.agent
     finally:
         env.close()
+
+
+def _learner_without_replay(config: dict[str, Any]) -> dict[str, Any]:
+    """An Ape-X learner's config: the memory one batch long, the shards' capacity kept in ``execution/ray``."""
+    memory = dict(config["memory"])
+    execution = dict(config.get("execution") or {})
+    ray_section = dict(execution.get("ray") or {})
+    ray_section.setdefault("replay_capacity", int(memory["capacity"]))
+    memory["capacity"] = int(config["update"]["batch_size"])
+    return {**config, "memory": memory, "execution": {**execution, "ray": ray_section}}
 
 
 def _tower_devices(requested: Any, backend: str) -> list[str] | None:
