@@ -7,16 +7,13 @@ if it is not built, runs the worker, and saves ``checkpoints/final`` and the CSV
 and re-raised by ``Run.wait``. A prototype agent is trained in place: do not act with it while the run goes.
 
 Threads are process-wide: ``threads=1`` caps the framework's intra-op threads for the notebook too. At
-interpreter exit, runs still going are stopped and given a few seconds to save their final checkpoint.
+interpreter exit, runs still going are stopped and given a few seconds to save their final checkpoint (see
+:mod:`.threaded`).
 """
 
 from __future__ import annotations
 
-import atexit
 import contextlib
-import threading
-import weakref
-from pathlib import Path
 from typing import Any
 
 from rlworkbench.agents.protocols import ActorLearner
@@ -27,64 +24,41 @@ from rlworkbench.execution.metrics import MetricsSnapshot
 from rlworkbench.execution.train import Checkpointer, start_run_dir, write_tables
 from rlworkbench.execution.worker import Worker
 from rlworkbench.workbench.run_spec import SETTINGS, RunSpec
-from rlworkbench.workbench.targets.base import FAILED, FINISHED, RUNNING, STARTING, STOPPED, Execution
-
-EXIT_GRACE_SECONDS = 10.0
-_LIVE: weakref.WeakSet[LocalExecution] = weakref.WeakSet()
+from rlworkbench.workbench.targets.base import RUNNING
+from rlworkbench.workbench.targets.threaded import ThreadedExecution, refuse_agent_in_training
 
 
-class LocalExecution(Execution):
+class LocalExecution(ThreadedExecution):
     """Trains ``spec`` in a background thread of this process; see the module docstring."""
 
     def __init__(self, spec: RunSpec):
         if spec.options:
             raise ConfigError("unknown settings for the local target", argument=", ".join(sorted(spec.options)),
                               expected=list(SETTINGS), got=sorted(spec.options))
-        if spec.agent is not None and any(run.agent is spec.agent and not run.done for run in list(_LIVE)):
-            raise ConfigError("this agent is being trained by another run: stop() or wait() for it first",
-                              argument="prototype", expected="an agent no live run is training", got=spec.agent)
+        refuse_agent_in_training(spec.agent)
         self.spec = spec
         env = make_vector_env(spec.env, spec.num_envs, spec.vector_mode, spec.seed)
         try:
             agent = spec.agent if spec.agent is not None else _unbuilt_agent(env, spec)
             check_spaces(agent, env)
             run_dir = start_run_dir(spec.logdir, spec.stem, spec.config)
-            self.checkpointer = Checkpointer(agent, run_dir / "checkpoints", spec.checkpoint_every)
+            checkpointer = Checkpointer(agent, run_dir / "checkpoints", spec.checkpoint_every)
             self.worker = Worker(agent, env, seed=spec.seed, logdir=run_dir, progress=spec.progress,
                                  callback=self._after_step, callback_every=1, summaries_every=spec.summaries_every)
         except BaseException:
             env.close()
             raise
-        super().__init__(run_dir, spec.timesteps)
+        super().__init__(run_dir, spec.timesteps, checkpointer)
         self.agent = agent
-        self._stop_asked, self._done = threading.Event(), threading.Event()
-        self._state, self._error = STARTING, None
-        self._thread = threading.Thread(target=self._main, name=f"rlworkbench-run-{run_dir.name}", daemon=True)
-        _LIVE.add(self)
-        self._thread.start()
+        self._start("run")
 
     # ----- the Execution face ----------------------------------------------------------------------------------
-    @property
-    def state(self) -> str:
-        return self._state
-
-    @property
-    def error(self) -> BaseException | None:
-        return self._error
-
-    @property
-    def checkpoint(self) -> Path | None:
-        return self.checkpointer.last
-
     def snapshot(self) -> MetricsSnapshot:
         return self.worker.snapshot()
 
     def stop(self) -> None:
         self._stop_asked.set()
         self.worker.stop()
-
-    def join(self, timeout: float | None = None) -> bool:
-        return self._done.wait(timeout)
 
     # ----- the thread ----------------------------------------------------------------------------------------
     def _prepare_agent(self) -> None:
@@ -118,9 +92,7 @@ class LocalExecution(Execution):
                 self.worker.close()
             with contextlib.suppress(Exception):
                 self.worker.env.close()
-            ended_early = self.worker.timesteps < self.spec.timesteps
-            self._state = FAILED if self._error else STOPPED if ended_early else FINISHED
-            self._done.set()
+            self._finish(self.worker.timesteps)
 
 
 def _unbuilt_agent(env: Any, spec: RunSpec) -> Any:
@@ -146,12 +118,3 @@ def check_spaces(agent: ActorLearner, env: Any) -> None:
             if own.strip_ranks() != env_space:
                 raise SpaceError(f"the agent's {attribute} is not the env's", argument="env", key_path=attribute,
                                  expected=own, got=env_space)
-
-
-@atexit.register
-def _stop_live_runs() -> None:
-    runs = [run for run in list(_LIVE) if not run.done]
-    for run in runs:
-        run.stop()
-    for run in runs:
-        run.join(EXIT_GRACE_SECONDS)

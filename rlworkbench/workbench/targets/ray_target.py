@@ -22,8 +22,6 @@ its actors, so their CPUs are free for the next run; the Ray session stays up fo
 from __future__ import annotations
 
 import contextlib
-import threading
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -34,11 +32,12 @@ from rlworkbench.execution.metrics import MetricsBook, MetricsSnapshot
 from rlworkbench.execution.tensorboard import EventWriter
 from rlworkbench.execution.train import Checkpointer, start_run_dir, write_tables
 from rlworkbench.workbench.run_spec import SETTINGS, RunSpec
-from rlworkbench.workbench.targets.base import FAILED, FINISHED, RUNNING, STARTING, STOPPED, Execution
+from rlworkbench.workbench.targets.base import RUNNING
 from rlworkbench.workbench.targets.local import check_spaces
+from rlworkbench.workbench.targets.threaded import ThreadedExecution, refuse_agent_in_training
 
 
-class RayExecution(Execution):
+class RayExecution(ThreadedExecution):
     """Trains ``spec`` with the distributed algorithm of its agent type; see the module docstring."""
 
     def __init__(self, spec: RunSpec):
@@ -50,33 +49,18 @@ class RayExecution(Execution):
         if options:
             raise ConfigError("unknown settings for the ray target", argument=", ".join(sorted(options)),
                               expected=sorted([*SETTINGS, *DEFAULTS, "devices"]), got=sorted(options))
+        refuse_agent_in_training(spec.agent)
         self.algorithm_name = algorithm_for(spec.config.get("type"))  # an agent's spec holds its config
         agent = _learner(spec, self.algorithm_name)
         self.settings = ray_settings(agent.config, **overrides)
         self.tower_devices = _tower_devices(requested_devices, spec.backend)
         self.spec, self.agent = spec, agent
         run_dir = start_run_dir(spec.logdir, spec.stem, spec.config)
-        super().__init__(run_dir, spec.timesteps)
-        self.checkpointer = Checkpointer(agent, run_dir / "checkpoints", spec.checkpoint_every)
+        super().__init__(run_dir, spec.timesteps, Checkpointer(agent, run_dir / "checkpoints", spec.checkpoint_every))
         self.algorithm: Any = None
-        self._stop_asked, self._done = threading.Event(), threading.Event()
-        self._state, self._error = STARTING, None
-        self._thread = threading.Thread(target=self._main, name=f"rlworkbench-ray-{run_dir.name}", daemon=True)
-        self._thread.start()
+        self._start("ray")
 
     # ----- the Execution face ----------------------------------------------------------------------------------
-    @property
-    def state(self) -> str:
-        return self._state
-
-    @property
-    def error(self) -> BaseException | None:
-        return self._error
-
-    @property
-    def checkpoint(self) -> Path | None:
-        return self.checkpointer.last
-
     @property
     def devices(self) -> list[str] | None:
         return list(self.tower_devices) if self.tower_devices else None
@@ -96,9 +80,6 @@ class RayExecution(Execution):
 
     def stop(self) -> None:
         self._stop_asked.set()
-
-    def join(self, timeout: float | None = None) -> bool:
-        return self._done.wait(timeout)
 
     # ----- the thread ----------------------------------------------------------------------------------------
     def _main(self) -> None:
@@ -131,10 +112,7 @@ class RayExecution(Execution):
             if log is not None:
                 with contextlib.suppress(Exception):
                     log.close()
-            timesteps = 0 if self.algorithm is None else self.algorithm.timesteps
-            ended_early = timesteps < self.spec.timesteps
-            self._state = FAILED if self._error else STOPPED if ended_early else FINISHED
-            self._done.set()
+            self._finish(0 if self.algorithm is None else self.algorithm.timesteps)
 
     def _build_learner(self) -> None:
         agent = self.agent

@@ -1,0 +1,86 @@
+"""What the in-process targets share: an :class:`Execution` whose training runs in a daemon thread of this process.
+
+:class:`ThreadedExecution` keeps the state, the error, the checkpointer, the stop request and the done event, and
+starts the thread; a subclass writes :meth:`ThreadedExecution._main` (train, then save ``checkpoints/final``, then
+:meth:`ThreadedExecution._finish`). At interpreter exit, runs still going are stopped and given a few seconds to
+save their final checkpoint.
+"""
+
+from __future__ import annotations
+
+import abc
+import atexit
+import threading
+import weakref
+from pathlib import Path
+from typing import Any
+
+from rlworkbench.errors import ConfigError
+from rlworkbench.execution.train import Checkpointer
+from rlworkbench.workbench.targets.base import FAILED, FINISHED, STARTING, STOPPED, Execution
+
+EXIT_GRACE_SECONDS = 10.0
+_LIVE: weakref.WeakSet[ThreadedExecution] = weakref.WeakSet()
+
+
+class ThreadedExecution(Execution):
+    """A run in a daemon thread named ``rlworkbench-<kind>-<run dir>``; call :meth:`_start` at the end of
+    ``__init__``."""
+
+    def __init__(self, logdir: Path, total_timesteps: int, checkpointer: Checkpointer):
+        super().__init__(logdir, total_timesteps)
+        self.checkpointer = checkpointer
+        self._stop_asked, self._done = threading.Event(), threading.Event()
+        self._state, self._error = STARTING, None
+
+    def _start(self, kind: str) -> None:
+        self._thread = threading.Thread(target=self._main, name=f"rlworkbench-{kind}-{self.logdir.name}",
+                                        daemon=True)
+        _LIVE.add(self)
+        self._thread.start()
+
+    @abc.abstractmethod
+    def _main(self) -> None:
+        """The thread's body: ends by calling :meth:`_finish`, whatever happened."""
+
+    def _finish(self, timesteps: int) -> None:
+        """The final state (failed, stopped early or finished) and the done event."""
+        self._state = FAILED if self._error else STOPPED if timesteps < self.total_timesteps else FINISHED
+        self._done.set()
+
+    # ----- the Execution face ----------------------------------------------------------------------------------
+    @property
+    def state(self) -> str:
+        return self._state
+
+    @property
+    def error(self) -> BaseException | None:
+        return self._error
+
+    @property
+    def checkpoint(self) -> Path | None:
+        return self.checkpointer.last
+
+    def join(self, timeout: float | None = None) -> bool:
+        return self._done.wait(timeout)
+
+
+def live_runs() -> list[ThreadedExecution]:
+    """In-process runs not done yet."""
+    return [run for run in list(_LIVE) if not run.done]
+
+
+def refuse_agent_in_training(agent: Any) -> None:
+    """A ConfigError if a live in-process run trains ``agent`` (a prototype is trained in place: one run at once)."""
+    if agent is not None and any(getattr(run, "agent", None) is agent for run in live_runs()):
+        raise ConfigError("this agent is being trained by another run: stop() or wait() for it first",
+                          argument="prototype", expected="an agent no live run is training", got=agent)
+
+
+@atexit.register
+def _stop_live_runs() -> None:
+    runs = live_runs()
+    for run in runs:
+        run.stop()
+    for run in runs:
+        run.join(EXIT_GRACE_SECONDS)
