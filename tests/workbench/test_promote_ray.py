@@ -136,3 +136,12 @@ def test_the_shipped_pong_config_runs_as_apex_on_atari_frames(ray_session, tmp_p
     agent = run.execution.agent
     assert agent.preprocessed_space.strip_ranks().shape == (84, 84, 4)
     assert agent.state_space.strip_ranks().shape == (210, 160, 4, 3)
+
+
+def test_apex_on_tensorflow_and_with_the_learner_on_two_towers(ray_session, tmp_path):
+    tf_run = dqn_run(tmp_path, timesteps=1500, backend="tf").wait(300)
+    assert tf_run.state == "finished" and len(tf_run.updates) > 0 and tf_run.execution.agent.backend == "tf"
+    assert (tf_run.shards["records"] > 0).all() and tf_run.load_agent().backend == "tf"
+    towers = dqn_run(tmp_path, timesteps=1500, devices=["cpu", "cpu"]).wait(300)
+    assert towers.state == "finished" and towers.devices == ["cpu", "cpu"] and len(towers.updates) > 0
+    assert towers.execution.agent.devices == ["cpu", "cpu"]  # the learner updates on replica towers
