@@ -12,7 +12,7 @@ from rlworkbench.components.layers.neural_network import NeuralNetwork
 from rlworkbench.components.policies.policy import Policy
 from rlworkbench.components.policies.shared_value_function_policy import SharedValueFunctionPolicy
 from rlworkbench.components.preprocessing.preprocessor_stack import PreprocessorStack
-from rlworkbench.components.registry import registered
+from rlworkbench.components.registry import from_spec, registered
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
 from rlworkbench.errors import ConfigError
@@ -74,6 +74,13 @@ def policy_and_value_network(policy_config: Mapping[str, Any], action_space: Spa
         value_network = NeuralNetwork([*policy_config["value_network"], {"type": "dense", "units": 1}],
                                       name="value_network")
     return policy, value_network
+
+
+def actor_critic_optimizer(spec: Mapping[str, Any], value_network: Component | None) -> Component:
+    """The ``optimizer`` config section as the optimizer of the policy's variables and the value network's."""
+    with config_section("optimizer"):
+        optimized = ["policy"] + (["value_network"] if value_network is not None else [])
+        return from_spec(spec, variables_of=optimized, name="optimizer")
 
 
 def stateless_stack(specs: list[Mapping[str, Any]], agent_type: str) -> PreprocessorStack | None:

@@ -14,7 +14,11 @@ from typing import Any
 import numpy as np
 
 from rlworkbench import nest
-from rlworkbench.agents.actor_critic_root import policy_and_value_network, stateless_stack
+from rlworkbench.agents.actor_critic_root import (
+    actor_critic_optimizer,
+    policy_and_value_network,
+    stateless_stack,
+)
 from rlworkbench.agents.agent import PREPROCESSED, Agent
 from rlworkbench.agents.config import config_section
 from rlworkbench.agents.impala_config import DEFAULTS, SCHEMA
@@ -23,7 +27,6 @@ from rlworkbench.agents.policy_root import PolicyActing
 from rlworkbench.agents.registry import register_agent
 from rlworkbench.agents.transitions import check_batch_keys
 from rlworkbench.components.losses.vtrace_loss import VTraceLoss
-from rlworkbench.components.registry import from_spec
 from rlworkbench.core.builder import OutputSpaceOf
 from rlworkbench.errors import SpaceError
 from rlworkbench.spaces import FloatBox
@@ -55,9 +58,7 @@ class ImpalaAgent(PolicyActing, Agent):
         policy, value_network = policy_and_value_network(config["policy"], self.action_space)
         with config_section("loss"):
             loss = VTraceLoss(**config["loss"], name="loss")
-        with config_section("optimizer"):
-            optimized = ["policy"] + (["value_network"] if value_network is not None else [])
-            optimizer = from_spec(config["optimizer"], variables_of=optimized, name="optimizer")
+        optimizer = actor_critic_optimizer(config["optimizer"], value_network)
         self.pending: dict[Any, list[tuple[Any, ...]]] = {}  # env id -> its transitions not learnt from yet
         return ImpalaGraph(policy, loss, optimizer, value_network=value_network, preprocessor=self.preprocessor)
 

@@ -8,7 +8,11 @@ from typing import Any
 import numpy as np
 
 from rlworkbench import nest
-from rlworkbench.agents.actor_critic_root import policy_and_value_network, stateless_stack
+from rlworkbench.agents.actor_critic_root import (
+    actor_critic_optimizer,
+    policy_and_value_network,
+    stateless_stack,
+)
 from rlworkbench.agents.agent import PREPROCESSED, Agent
 from rlworkbench.agents.config import config_section
 from rlworkbench.agents.policy_root import PolicyActing
@@ -19,7 +23,6 @@ from rlworkbench.agents.registry import register_agent
 from rlworkbench.agents.transitions import check_batch_keys
 from rlworkbench.components.helpers.gae import GAE
 from rlworkbench.components.losses.ppo_loss import PPOLoss
-from rlworkbench.components.registry import from_spec
 from rlworkbench.errors import SpaceError
 from rlworkbench.spaces import BoolBox, FloatBox
 
@@ -67,9 +70,7 @@ class PPOAgent(PolicyActing, Agent):
             loss = PPOLoss(loss_config["clip_ratio"], loss_config["value_clip"], loss_config["entropy_weight"],
                            loss_config["value_weight"], name="loss")
             gae = GAE(config["discount"], loss_config["gae_lambda"], name="gae")
-        with config_section("optimizer"):
-            optimized = ["policy"] + (["value_network"] if value_network is not None else [])
-            optimizer = from_spec(config["optimizer"], variables_of=optimized, name="optimizer")
+        optimizer = actor_critic_optimizer(config["optimizer"], value_network)
         self.buffer = RolloutBuffer()
         self.shuffle_rng = np.random.default_rng(self.seed)
         self.env_ids_seen: set[Any] = set()

@@ -60,11 +60,16 @@ class RayAlgorithm(abc.ABC):
 
     sampler_class: ClassVar[type[Sampler]] = Sampler
     max_in_flight_per_sampler: ClassVar[int] = 1
+    trains: ClassVar[tuple[str, str]]  #: (the agent type it trains, the error message for any other)
 
     def __init__(self, agent: Any, env: Any, settings: Mapping[str, Any] | None = None, *, seed: int | None = 0,
                  log: Any = None):
         import ray
 
+        agent_type, refusal = self.trains
+        if getattr(agent, "type_name", None) != agent_type:
+            raise ConfigError(refusal, argument="agent", expected=agent_type,
+                              got=getattr(agent, "type_name", type(agent).__name__))
         self.settings = ray_settings(agent.config, **(settings or {}))
         resources = ensure_ray(self.settings["address"], self.settings["num_cpus"])
         wanted = self.settings["workers"] * self.settings["sampler_cpus"]

@@ -25,7 +25,6 @@ from typing import Any
 
 import pandas as pd
 
-from rlworkbench.errors import ConfigError
 from rlworkbench.execution.ray.actor_manager import ActorManager, CallResult, wait_for_any
 from rlworkbench.execution.ray.algorithm import RayAlgorithm
 from rlworkbench.execution.ray.apex_sampler import ApexSampler
@@ -44,12 +43,7 @@ class ApeX(RayAlgorithm):
     """Ape-X DQN with a learner ``agent`` (a DQN agent); see the module docstring."""
 
     sampler_class = ApexSampler
-
-    def __init__(self, agent: Any, env: Any, settings: Any = None, *, seed: int | None = 0, log: Any = None):
-        if getattr(agent, "type_name", None) != "dqn":
-            raise ConfigError("Ape-X trains a DQN agent", argument="agent", expected="dqn",
-                              got=getattr(agent, "type_name", type(agent).__name__))
-        super().__init__(agent, env, settings, seed=seed, log=log)
+    trains = ("dqn", "Ape-X trains a DQN agent")
 
     # ----- actors -----------------------------------------------------------------------------------------------
     def _start_actors(self) -> None:

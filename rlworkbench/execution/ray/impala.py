@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from rlworkbench.errors import ConfigError
 from rlworkbench.execution.ray.actor_manager import CallResult, wait_for_any
 from rlworkbench.execution.ray.algorithm import RayAlgorithm
 from rlworkbench.execution.ray.sampler import Sampler
@@ -35,10 +34,9 @@ class IMPALA(RayAlgorithm):
 
     sampler_class = ImpalaSampler
 
+    trains = ("impala", "IMPALA on Ray trains an IMPALA agent")
+
     def __init__(self, agent: Any, env: Any, settings: Any = None, *, seed: int | None = 0, log: Any = None):
-        if getattr(agent, "type_name", None) != "impala":
-            raise ConfigError("IMPALA on Ray trains an IMPALA agent", argument="agent", expected="impala",
-                              got=getattr(agent, "type_name", type(agent).__name__))
         super().__init__(agent, env, settings, seed=seed, log=log)
         self.rollout_length = int(self.agent.config["update"]["rollout_length"])
         self.queue: deque[dict[str, Any]] = deque()

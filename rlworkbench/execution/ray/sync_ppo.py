@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 
 from rlworkbench import nest
-from rlworkbench.errors import ConfigError
 from rlworkbench.execution.ray.actor_manager import CallResult
 from rlworkbench.execution.ray.algorithm import RayAlgorithm
 
@@ -26,11 +25,10 @@ from rlworkbench.execution.ray.algorithm import RayAlgorithm
 class SyncPPO(RayAlgorithm):
     """PPO with ``workers`` sampler actors of ``envs_per_worker`` envs each; :meth:`step` is one iteration."""
 
+    trains = ("ppo", "synchronous PPO on Ray trains a PPO agent")
+
     def __init__(self, agent: Any, env: Any, settings: Mapping[str, Any] | None = None, *, seed: int | None = 0,
                  log: Any = None):
-        if getattr(agent, "type_name", None) != "ppo":
-            raise ConfigError("synchronous PPO on Ray trains a PPO agent", argument="agent", expected="ppo",
-                              got=getattr(agent, "type_name", type(agent).__name__))
         super().__init__(agent, env, settings, seed=seed, log=log)
         self.rollout_length = int(self.agent.config["update"]["rollout_length"])
 
