@@ -1,4 +1,4 @@
-"""The ``rlworkbench`` command line (argparse): ``demo``, ``train`` and ``graph``."""
+"""The ``rlworkbench`` command line (argparse): ``demo``, ``train``, ``graph``; cluster runs: ``submit``, ``runs``."""
 
 from __future__ import annotations
 
@@ -41,6 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
     from rlworkbench.visualize.cli_graph import add_parser as add_graph_parser
 
     add_graph_parser(commands)
+    from rlworkbench.workbench.cluster.cli import add_parsers as add_cluster_parsers
+
+    add_cluster_parsers(commands)
     return parser
 
 
@@ -55,6 +58,8 @@ def main(argv: list[str] | None = None) -> None:
         _train(args)
     elif args.command == "graph":
         _graph(args)
+    elif args.command in ("submit", "runs"):
+        _cluster(args)
 
 
 def _train(args: argparse.Namespace) -> None:
@@ -71,6 +76,19 @@ def _train(args: argparse.Namespace) -> None:
     print(result.summary_table())
     print(f"run directory: {result.run_dir}")
     print(f"final checkpoint: {result.checkpoint}")
+
+
+def _cluster(args: argparse.Namespace) -> None:
+    from rlworkbench.errors import ClusterError, ConfigError
+    from rlworkbench.workbench.cluster import cli
+
+    try:
+        status = cli.submit(args) if args.command == "submit" else cli.runs(args)
+    except (ConfigError, ClusterError) as error:
+        print(f"rlworkbench {args.command}: error: {error}", file=sys.stderr)
+        raise SystemExit(2) from error
+    if status:
+        raise SystemExit(status)
 
 
 def _graph(args: argparse.Namespace) -> None:

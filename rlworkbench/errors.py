@@ -111,3 +111,12 @@ class ConfigError(RLWorkbenchError, ValueError):
 class CheckpointError(RLWorkbenchError):
     """A checkpoint cannot be written or read: missing or corrupted files, or contents that do not fit the agent
     (unknown or missing variables, other shapes or dtypes, another agent type)."""
+
+
+class ClusterError(RLWorkbenchError):
+    """A cluster cannot be used: its address does not answer, it refuses the token, or it does not know a job."""
+
+
+class JobFailed(ClusterError):
+    """A cluster job ended in an error that has no type here (or no record of its own): the job's error type,
+    message and the last lines of its log."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -107,6 +108,15 @@ class MetricsBook:
         with self._lock:
             self._update_rows.append(row)
         return row
+
+    def add_rows(self, episodes: Sequence[Sequence[Any]], updates: Sequence[Mapping[str, Any]]) -> None:
+        """Appends episodes (rows in ``EPISODE_COLUMNS`` order) and updates measured elsewhere — a cluster job's
+        log — as they are."""
+        with self._lock:
+            for row in episodes:
+                self._episode_rows.append(tuple(row))
+                self.recent_returns.append(float(row[3]))
+            self._update_rows.extend(dict(row) for row in updates)
 
     def reset_running(self) -> None:
         """Forgets the unfinished episodes (after the env was reset)."""

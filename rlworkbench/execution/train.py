@@ -29,6 +29,7 @@ from rlworkbench.agents import Agent
 from rlworkbench.agents.config import config_name, load_config
 from rlworkbench.agents.protocols import ActorLearner, Checkpointing
 from rlworkbench.core.backend import get_backend
+from rlworkbench.errors import ConfigError
 from rlworkbench.execution.envs import make_vector_env
 from rlworkbench.execution.worker import Worker
 
@@ -84,9 +85,10 @@ def train(config: str | Path | dict[str, Any], env: str = "CartPole-v1", *, back
 
 
 # ----- the pieces of a run, shared with the notebook's promote() -------------------------------------------------
-def start_run_dir(logdir: str | Path, stem: str, config: dict[str, Any]) -> Path:
-    """A new run directory ``<logdir>/<stem>-<YYYYmmdd-HHMMSS>[-n]`` holding ``config.json``."""
-    run_dir = _new_run_dir(Path(logdir), stem)
+def start_run_dir(logdir: str | Path, stem: str, config: dict[str, Any], name: str | None = None) -> Path:
+    """A new run directory ``<logdir>/<stem>-<YYYYmmdd-HHMMSS>[-n]`` (or exactly ``<logdir>/<name>``, which must
+    not exist yet) holding ``config.json``."""
+    run_dir = _new_run_dir(Path(logdir), stem) if name is None else _named_run_dir(Path(logdir), name)
     (run_dir / "config.json").write_text(json.dumps(config, indent=2))
     return run_dir
 
@@ -132,8 +134,25 @@ def finish_run(worker: Worker, agent: ActorLearner, run_dir: Path) -> TrainResul
     return TrainResult(run_dir, final, worker.summary(), episodes, updates)
 
 
+def _named_run_dir(logdir: Path, name: str) -> Path:
+    if safe_name(name) != name or name in (".", ".."):
+        raise ConfigError("bad run directory name", argument="run_name",
+                          expected="letters, digits, '-', '_' and '.'", got=repr(name))
+    try:
+        (logdir / name).mkdir(parents=True)
+    except FileExistsError:
+        raise ConfigError("this run directory exists already", argument="run_name", expected="a new name",
+                          got=str(logdir / name)) from None
+    return logdir / name
+
+
+def safe_name(text: str) -> str:
+    """``text`` with every character but letters, digits, ``-``, ``_`` and ``.`` replaced by ``_``."""
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
+
+
 def _new_run_dir(logdir: Path, stem: str) -> Path:
-    stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in stem)
+    stem = safe_name(stem)
     base = logdir / f"{stem}-{time.strftime('%Y%m%d-%H%M%S')}"
     candidate, n = base, 1
     while True:

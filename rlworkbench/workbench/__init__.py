@@ -1,9 +1,12 @@
 """The notebook workbench: explore component graphs (:class:`GraphExplorer`), push sampled inputs through any
-API method (:class:`Probe`), and turn a prototype into a live training run (:func:`promote` → :class:`Run`).
+API method (:class:`Probe`), turn a prototype into a live training run (:func:`promote` → :class:`Run`) — on a
+cluster too (``address="http://head:8265"``) — find a cluster's runs (:func:`list_runs`) and follow one again
+(:func:`attach`).
 
 Importing it inside IPython also makes an uncaught ``BuildError`` draw its partial graph under the traceback.
 """
 
+from rlworkbench.workbench.cluster.listing import list_runs
 from rlworkbench.workbench.graph_explorer import GraphExplorer
 from rlworkbench.workbench.ipython_hooks import show_build_errors_as_graphs
 from rlworkbench.workbench.probe import Probe
@@ -12,6 +15,7 @@ from rlworkbench.workbench.run import Run
 from rlworkbench.workbench.targets import known_targets, register_target
 
 show_build_errors_as_graphs()
+attach = Run.attach
 
-__all__ = ["GraphExplorer", "Probe", "Run", "known_targets", "promote", "register_target",
+__all__ = ["GraphExplorer", "Probe", "Run", "attach", "known_targets", "list_runs", "promote", "register_target",
            "show_build_errors_as_graphs"]

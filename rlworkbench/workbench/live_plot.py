@@ -6,7 +6,8 @@
 refreshes it every ``interval`` seconds while the run goes, and once more when it ends. ipykernel sends widget
 updates from any thread, so the view moves while the kernel runs other cells.
 
-The view reads its run only through ``snapshot()``, ``total_timesteps``, ``state``, ``error`` and ``done``.
+The view reads its run only through ``snapshot()``, ``total_timesteps``, ``state``, ``error`` and ``done`` (and,
+where the run has them, ``devices``, ``workers``, ``shards`` and a cluster job's last ``logs()``).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from rlworkbench.execution.metrics import MetricsSnapshot
 
 TABLE_COLUMNS = ("update", "timesteps_total", "wall_time")
+LOG_LINES = 6  #: log lines a cluster run's view shows
 BAR_STYLES = {"finished": "success", "stopped": "warning", "failed": "danger"}
 
 
@@ -117,6 +119,14 @@ def tables_html(*frames: pd.DataFrame | None) -> str:
     return f"<div style='display: flex; font-size: 85%; font-family: monospace'>{cells}</div>"
 
 
+def log_html(lines: Sequence[str]) -> str:
+    """Log lines as a small preformatted block (nothing for none)."""
+    if not lines:
+        return ""
+    text = html.escape("\n".join(line[:300] for line in lines))
+    return f"<pre style='font-size: 80%; margin: 0; max-height: 10em; overflow: auto'>{text}</pre>"
+
+
 def _clock(seconds: float) -> str:
     minutes, seconds = divmod(int(seconds), 60)
     hours, minutes = divmod(minutes, 60)
@@ -135,7 +145,8 @@ class LiveView:
         self.label = widgets.HTML(value="")
         self.image = widgets.Image(value=b"", format="png", layout=widgets.Layout(max_width="100%"))
         self.tables = widgets.HTML(value="")  # remote workers and replay shards, on targets that have them
-        self.widget = widgets.VBox([widgets.HBox([self.progress, self.label]), self.tables, self.image])
+        self.log = widgets.HTML(value="")  # the last lines of a cluster job's own log
+        self.widget = widgets.VBox([widgets.HBox([self.progress, self.label]), self.tables, self.image, self.log])
         self.refreshes = 0  # how many times the plot was drawn
         self._drawn: tuple[int, int] | None = None  # (episodes, updates) in the plot on show
         self._lock = threading.Lock()
@@ -176,6 +187,7 @@ class LiveView:
             color = "#b00" if error is not None else "inherit"
             self.label.value = f"<span style='font-family: monospace; color: {color}'>{text}</span>"
             self.tables.value = tables_html(getattr(self.run, "workers", None), getattr(self.run, "shards", None))
+            self.log.value = log_html(self.run.logs(LOG_LINES) if hasattr(self.run, "logs") else [])
             counts = (snapshot.num_episodes, snapshot.num_updates)
             if counts != self._drawn:
                 figure = plot_metrics(snapshot.episodes, snapshot.updates, title=self.title, draw=False)

@@ -27,12 +27,17 @@ def promote(prototype: Any, to: str = "local", **settings: Any) -> Run:
     Settings (all targets): ``env`` (Gymnasium id or env factory; required for an agent, ``"CartPole-v1"`` for a
     config), ``timesteps`` (10 000), ``num_envs`` (1), ``vector_mode`` (``"sync"``), ``backend`` (the agent's,
     else ``RLWORKBENCH_BACKEND`` or ``"torch"``), ``seed``, ``logdir`` (``"runs"``: the run directory goes
-    under it), ``checkpoint_every`` (timesteps), ``summaries_every`` (updates between per-component variable
-    histograms in TensorBoard), ``threads`` (1: the backend's intra-op threads, process-wide),
-    ``progress`` (False: also print a tqdm bar). A target may take more; an unknown one raises ConfigError.
+    under it), ``run_name`` (the run directory's name; default ``<config>-<env>-<backend>-<time>``),
+    ``checkpoint_every`` (timesteps), ``summaries_every`` (updates between per-component variable histograms in
+    TensorBoard), ``threads`` (1: the backend's intra-op threads, process-wide), ``progress`` (False: also print a
+    tqdm bar). A target may take more; an unknown one raises ConfigError.
 
-    An agent prototype is trained in place (built first if it is not). Bad settings, configs and envs raise
-    here; errors during training are raised by ``run.wait()``.
+    ``to="ray"`` with ``address="http(s)://head:8265"`` submits the run to that cluster as a Ray job (see
+    :mod:`rlworkbench.workbench.targets.job_target`): ``workers`` (0: a local worker inside the job),
+    ``runtime_env``, ``auth_token``, ``cluster_logdir``, ``stop_grace``, ``mirror``, ``ship_code``.
+
+    An agent prototype is trained in place (built first if it is not) — on a cluster, a copy starts from its
+    weights. Bad settings, configs and envs raise here; errors during training are raised by ``run.wait()``.
     """
     factory = get_target(to)
     spec = make_spec(prototype, **settings)

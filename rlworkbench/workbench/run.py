@@ -108,6 +108,23 @@ class Run:
         """On Ray with Ape-X: one row per replay shard (``shard, records, capacity, fill, restarts, lost``)."""
         return self.execution.shards()
 
+    def logs(self, last: int | None = None) -> list[str]:
+        """A cluster job's own log lines (Ray's, warnings, tracebacks; the metric records left out), the ``last``
+        ones only if given; [] for runs in this process, which print here."""
+        lines = self.execution.logs()
+        return lines if last is None else lines[-last:] if last > 0 else []
+
+    @classmethod
+    def attach(cls, submission_id: str, address: str, auth_token: str | None = None,
+               logdir: str | Path | None = None, mirror: bool | None = None) -> Run:
+        """A live Run for the cluster job ``submission_id`` started earlier (say, before a kernel restart): its
+        metrics are replayed from the job's first record and followed from there. ``logdir``: where a mirror
+        goes if the cluster's run directory is not visible here (default: the submitting notebook's)."""
+        from rlworkbench.workbench.targets.job_target import JobExecution
+
+        execution = JobExecution.attach(submission_id, address, auth_token=auth_token, logdir=logdir, mirror=mirror)
+        return cls(execution, execution.spec, target="ray")
+
     def plot(self, **options: Any) -> Figure:
         """Returns and losses so far as a drawn matplotlib Figure (see ``live_plot.plot_metrics`` for options)."""
         from rlworkbench.workbench.live_plot import plot_metrics
@@ -148,6 +165,11 @@ class Run:
         from rlworkbench.spaces import from_gymnasium
 
         path = checkpoint if checkpoint is not None else self.checkpoint
+        remote = self.execution.cluster_checkpoint
+        if path is None and remote is not None:
+            raise CheckpointError("the newest checkpoint is on the cluster, in storage this machine does not see "
+                                  "(copy it here and pass its path)", argument="checkpoint",
+                                  expected="a checkpoint readable here", got=remote)
         if path is None:
             raise CheckpointError("this run has no checkpoint yet", argument="checkpoint",
                                   expected=f"a checkpoint under {self.logdir / 'checkpoints'}", got=None)

@@ -41,6 +41,7 @@ class RunSpec:
     summaries_every: int | None = None  #: updates between TensorBoard variable histograms/scalars; None: none
     threads: int | None = 1            #: intra-op threads of the backend (process-wide); ``None``: leave them
     progress: bool = False             #: also print the worker's tqdm bar (the Run's widget shows one anyway)
+    run_name: str | None = None        #: the run directory's exact name; None: ``<stem>-<YYYYmmdd-HHMMSS>``
     options: dict[str, Any] = field(default_factory=dict)  #: settings only some targets know
 
     @property
@@ -51,6 +52,13 @@ class RunSpec:
     def stem(self) -> str:
         """``<name>-<env>-<backend>``: the run directory's name before its timestamp (as ``rlworkbench train``)."""
         return f"{self.name}-{self.env_name}-{self.backend}"
+
+    def new_run_dir(self) -> Path:
+        """Makes the run's directory under :attr:`logdir` (``run_name``, else ``<stem>-<time>``) with
+        ``config.json``; returns it."""
+        from rlworkbench.execution.train import start_run_dir
+
+        return start_run_dir(self.logdir, self.stem, self.config, name=self.run_name)
 
 
 SETTINGS = tuple(f.name for f in fields(RunSpec) if f.name not in ("name", "config", "agent", "options"))
@@ -110,6 +118,8 @@ def _check(spec: RunSpec) -> None:
     if spec.backend not in backends:
         raise ConfigError("unknown or uninstalled backend", argument="backend", expected=backends,
                           got=repr(spec.backend))
+    if spec.run_name is not None and not isinstance(spec.run_name, str):
+        raise ConfigError("bad run name", argument="run_name", expected="str or None", got=repr(spec.run_name))
     spec.logdir = Path(spec.logdir)
     spec.progress = bool(spec.progress)
 

@@ -2,8 +2,8 @@
 
 A target is a factory ``factory(spec: RunSpec) -> Execution`` (see :mod:`.base`): it starts the training and
 returns at once. ``"local"`` (a worker thread in this process), ``"multi_gpu"`` (the same, the agent's update on
-replica towers) and ``"ray"`` (Ape-X or synchronous PPO on Ray actors) are built in; a notebook may register its
-own::
+replica towers) and ``"ray"`` (Ape-X, IMPALA or synchronous PPO on Ray actors; with an ``http(s)://`` address, a
+job on that cluster) are built in; a notebook may register its own::
 
     register_target("my_cluster", MyClusterExecution)
     run = promote("dqn_cartpole", to="my_cluster", timesteps=50_000)
@@ -63,6 +63,12 @@ def _multi_gpu(spec: RunSpec) -> Execution:
 
 
 def _ray(spec: RunSpec) -> Execution:
+    from rlworkbench.workbench.cluster.connection import is_cluster_address
+
+    if is_cluster_address(spec.options.get("address")):  # a cluster reached through Ray Jobs
+        from rlworkbench.workbench.targets.job_target import JobExecution
+
+        return JobExecution.submit(spec)
     from rlworkbench.workbench.targets.ray_target import RayExecution  # imports Ray only when used
 
     return RayExecution(spec)

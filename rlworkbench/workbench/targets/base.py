@@ -50,6 +50,15 @@ class Execution(abc.ABC):
         return None
 
     @property
+    def cluster_checkpoint(self) -> str | None:
+        """The newest checkpoint's path where this machine cannot read it (a cluster's own storage), else None."""
+        return None
+
+    def logs(self) -> list[str]:
+        """The run's own log lines, where it runs elsewhere (a cluster job); in-process runs print here: []."""
+        return []
+
+    @property
     def done(self) -> bool:
         return self.state in DONE_STATES
 

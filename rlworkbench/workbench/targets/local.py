@@ -21,7 +21,7 @@ from rlworkbench.core.backend import get_backend
 from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.execution.envs import make_vector_env
 from rlworkbench.execution.metrics import MetricsSnapshot
-from rlworkbench.execution.train import Checkpointer, start_run_dir, write_tables
+from rlworkbench.execution.train import Checkpointer, write_tables
 from rlworkbench.execution.worker import Worker
 from rlworkbench.workbench.run_spec import SETTINGS, RunSpec
 from rlworkbench.workbench.targets.base import RUNNING
@@ -41,7 +41,7 @@ class LocalExecution(ThreadedExecution):
         try:
             agent = spec.agent if spec.agent is not None else _unbuilt_agent(env, spec)
             check_spaces(agent, env)
-            run_dir = start_run_dir(spec.logdir, spec.stem, spec.config)
+            run_dir = spec.new_run_dir()
             checkpointer = Checkpointer(agent, run_dir / "checkpoints", spec.checkpoint_every)
             self.worker = Worker(agent, env, seed=spec.seed, logdir=run_dir, progress=spec.progress,
                                  callback=self._after_step, callback_every=1, summaries_every=spec.summaries_every)

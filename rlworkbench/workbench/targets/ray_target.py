@@ -30,7 +30,7 @@ from rlworkbench.core.backend import get_backend
 from rlworkbench.errors import ConfigError
 from rlworkbench.execution.metrics import MetricsBook, MetricsSnapshot
 from rlworkbench.execution.tensorboard import EventWriter
-from rlworkbench.execution.train import Checkpointer, start_run_dir, write_tables
+from rlworkbench.execution.train import Checkpointer, write_tables
 from rlworkbench.workbench.run_spec import SETTINGS, RunSpec
 from rlworkbench.workbench.targets.base import RUNNING
 from rlworkbench.workbench.targets.local import check_spaces
@@ -55,7 +55,7 @@ class RayExecution(ThreadedExecution):
         self.settings = ray_settings(agent.config, **overrides)
         self.tower_devices = _tower_devices(requested_devices, spec.backend)
         self.spec, self.agent = spec, agent
-        run_dir = start_run_dir(spec.logdir, spec.stem, spec.config)
+        run_dir = spec.new_run_dir()
         super().__init__(run_dir, spec.timesteps, Checkpointer(agent, run_dir / "checkpoints", spec.checkpoint_every))
         self.algorithm: Any = None
         self._start("ray")
