@@ -1,4 +1,4 @@
-"""Suite-wide settings: quiet third-party noise, and the `slow` marker's opt-in."""
+"""Suite-wide settings: quiet third-party noise, the `slow` marker's opt-in, and the shared Ray sessions."""
 
 from __future__ import annotations
 
@@ -29,3 +29,16 @@ def ray_session():
     from rlworkbench.execution.ray import ensure_ray
 
     return ensure_ray(num_cpus=2, object_store_memory=200 * 1024 * 1024)
+
+
+@pytest.fixture(scope="session")
+def ray_head():
+    """A Ray head on this machine for the cluster tests and notebook: ``ray start --head`` on 127.0.0.1 with its
+    dashboard (Ray Jobs), its own HOME and temp dir, token authentication on; started once per test session."""
+    from rlworkbench.workbench.cluster import LocalHead
+
+    head = LocalHead(num_cpus=2).start()
+    try:
+        yield head
+    finally:
+        head.stop()

@@ -17,7 +17,8 @@ import pytest
 NOTEBOOKS = Path(__file__).parents[2] / "notebooks"
 PARAMETERS = {"train_dqn_cartpole.ipynb": {"TIMESTEPS": 3000, "LIVE_SECONDS": 4},
               "multi_device.ipynb": {"TIMESTEPS": 2000},
-              "distributed.ipynb": {"TIMESTEPS": 3000, "IMPALA_TIMESTEPS": 6000}}
+              "distributed.ipynb": {"TIMESTEPS": 3000, "IMPALA_TIMESTEPS": 6000},
+              "cluster.ipynb": {"TIMESTEPS": 10**7, "EPISODES_TO_WATCH": 5}}
 WIDGET = "application/vnd.jupyter.widget-view+json"
 
 
@@ -114,3 +115,17 @@ def test_distributed(tmp_path):
     assert any("capacity" in table and "fill" in table for table in tables)  # run.shards
     assert "ActorDiedError" in json.dumps(notebook.cells)  # the killed IMPALA sampler, restarted
     assert len(list((tmp_path / "runs").glob("*/checkpoints/final"))) == 2
+
+
+def test_cluster(tmp_path, ray_head, monkeypatch):
+    monkeypatch.setenv("RLWORKBENCH_CLUSTER_ADDRESS", ray_head.address)  # the kernel inherits them
+    monkeypatch.setenv("RAY_AUTH_TOKEN", ray_head.auth_token)
+    notebook = executed(NOTEBOOKS / "cluster.ipynb", tmp_path)
+    assert not errors(notebook)
+    assert len(mime_outputs(notebook, WIDGET)) >= 2  # the submitted run's live view and the attached one's
+    text = json.dumps(notebook.cells)
+    assert "state='stopped'" in text and "Running entrypoint" in text and "greedy return" in text
+    tables = mime_outputs(notebook, "text/html")
+    assert any("submission_id" in table and "stopped" in table for table in tables)  # list_runs
+    assert any("weights_behind" in table for table in tables)  # the Ape-X job's workers, followed from its log
+    assert len(list((tmp_path / "runs").glob("*/checkpoints/final"))) == 1  # the job's own directory, shared

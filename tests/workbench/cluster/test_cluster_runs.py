@@ -40,6 +40,10 @@ def test_a_short_dqn_job_is_followed_to_its_end(ray_head, tmp_path):
     assert any("Running entrypoint" in line for line in logs)
     assert not any(line.startswith("@rlworkbench") for line in logs)
     assert run.plot().axes[0].lines  # returns drawn from the followed metrics
+    widget = run.widget()
+    run.view.refresh()
+    assert widget.children[3] is run.view.log and "Running entrypoint" in run.view.log.value  # the log's tail
+    assert run.view.progress.value == 2000 and run.view.progress.bar_style == "success"
     table = list_runs(ray_head.address, auth_token=ray_head.auth_token)
     row = table.set_index("submission_id").loc[run.execution.submission_id]
     assert (row["state"], row["timesteps"], row["total_timesteps"], row["target"]) == ("finished", 2000, 2000, "local")
