@@ -87,6 +87,7 @@ class Worker:
         self._running = False
         self._start_time: float | None = None
         self._run_seconds = 0.0  # time spent inside run() (throughput excludes idle time between runs)
+        self._entered: float | None = None  # when the run under way entered run()
         self._next_callback = callback_every or 0
         self._last_log = (0, 0.0)  # (timesteps, run seconds) at the last throughput scalar
         self._next_postfix = 0.0
@@ -125,7 +126,7 @@ class Worker:
         first_episode, start_timesteps = self.book.num_episodes, self.timesteps
         bar = tqdm(total=target, unit=unit, disable=not self.progress, dynamic_ncols=True, leave=True)
         self._running = True
-        entered = time.perf_counter()
+        entered = self._entered = time.perf_counter()
         try:
             while not self._stop.is_set():
                 done = (self.timesteps - start_timesteps if episodes is None
@@ -241,6 +242,9 @@ class Worker:
     def steps_per_second(self) -> float:
         """Env steps per second of run time (time between runs does not count)."""
         seconds = self._run_seconds
+        entered = self._entered
+        if self._running and entered is not None:  # the run under way counts too (a live view reads it)
+            seconds += time.perf_counter() - entered
         return self.timesteps / seconds if seconds > 0 else float("nan")
 
     @property

@@ -89,6 +89,7 @@ def test_stop_and_snapshot_from_another_thread(env):
     assert snapshot.running and snapshot.timesteps > 0 and snapshot.num_episodes >= 3
     assert len(snapshot.episodes) >= 3 and snapshot.num_updates > 0
     assert np.isfinite(snapshot.recent_mean_return)
+    assert snapshot.steps_per_second > 0  # the first run's speed, while it runs (the live views show it)
     worker.stop()
     thread.join(timeout=10)
     assert not thread.is_alive()
