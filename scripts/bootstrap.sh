@@ -28,3 +28,4 @@ if [ ! -f "$stamp" ]; then
   touch "$stamp"
 fi
 bash scripts/browser_deps.sh
+bash scripts/lab_extension.sh

@@ -237,7 +237,7 @@ class _Renderer:
             if self.devices and device and device != parent_device:  # inherited devices go without saying
                 label += f"\n@ {device}"
             sub.attr(label=label, style="rounded,filled", fillcolor=self._fill(component), fontsize="11",
-                     **self._border(component, cluster=True))
+                     id=f"component-{component.path}", **self._border(component, cluster=True))
             for key, attrs in self.nodes.get(id(component), []):
                 sub.node(self.ids[key], **attrs)
             drawn = bool(self.nodes.get(id(component)))

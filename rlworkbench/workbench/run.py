@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from rlworkbench.errors import CheckpointError
+from rlworkbench.errors import CheckpointError, ConfigError
+from rlworkbench.workbench.run_records import Heartbeat
 from rlworkbench.workbench.run_spec import RunSpec
 from rlworkbench.workbench.targets.base import RUNNING, STARTING, Execution
 
@@ -38,6 +39,12 @@ class Run:
         self._view: LiveView | None = None
         self._tensorboard: TensorBoardServer | None = None
         self._error_noted = False
+        self.heartbeat = Heartbeat(self).start()  #: publishes the run's record for JupyterLab's runs panel
+
+    @property
+    def id(self) -> str:
+        """The run's id in the runs directory (JupyterLab's runs panel)."""
+        return self.heartbeat.run_id
 
     # ----- state -----------------------------------------------------------------------------------------------
     @property
@@ -220,6 +227,17 @@ class Run:
             self._view.close()
         if self._tensorboard is not None:
             self._tensorboard.stop()
+        self.execution.close()
+
+    def detach(self) -> None:
+        """Stops following a cluster job from here — the job goes on (``attach`` finds it again); the live view
+        keeps its last picture. In-process runs cannot be detached (ConfigError): ``stop()`` or ``wait()``."""
+        if not self.execution.remote:
+            raise ConfigError("only a run on a cluster goes on without this process", argument="run",
+                              expected="a cluster run (promote(..., address='http://...'))", got=self.target)
+        if self._view is not None:
+            self._view.close()
+        self.heartbeat.close()
         self.execution.close()
 
     def __enter__(self) -> Run:

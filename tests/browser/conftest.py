@@ -166,13 +166,16 @@ def jupyter_lab(browser_tools: BrowserTools, tmp_path_factory: pytest.TempPathFa
         "OMP_NUM_THREADS": "1",
         "TF_CPP_MIN_LOG_LEVEL": "2",
         "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+        "RLWORKBENCH_RUNS_DIR": str(base / "runs"),  # kernels publish run records where the server reads them
     }
+    env.pop("RLWORKBENCH_CLUSTER_ADDRESS", None)
     command = [
         sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
         "--ip=127.0.0.1", f"--port={lab.port}", "--ServerApp.port_retries=0",
         f"--ServerApp.token={lab.token}", f"--ServerApp.root_dir={root_dir}",
         f"--LabApp.user_settings_dir={base / 'user-settings'}", f"--LabApp.workspaces_dir={base / 'workspaces'}",
         "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.expose_app_in_browser=True",  # window.jupyterapp: the extension's driver runs commands with it
     ]
     with lab.log_path.open("wb") as log:
         proc = subprocess.Popen(command, cwd=root_dir, env=env, stdout=log, stderr=subprocess.STDOUT,

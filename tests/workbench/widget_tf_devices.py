@@ -18,7 +18,7 @@ from rlworkbench.workbench.graph_explorer import GraphExplorer  # noqa: E402
 
 
 def fills(svg: str) -> list[str]:
-    return sorted(set(re.findall(r'<g id="clust\d+" class="cluster">.*?<path fill="(#[0-9a-f]{6})"', svg, re.S)))
+    return sorted(set(re.findall(r'<g id="[^"]*" class="cluster">.*?<path fill="(#[0-9a-f]{6})"', svg, re.S)))
 
 
 def main() -> None:

@@ -60,7 +60,7 @@ def submit(args: argparse.Namespace) -> int:
                   **{key: value for key, value in optional.items() if value is not None})
     print(f"submitted {run.execution.submission_id}", flush=True)
     if not args.follow:
-        run.execution.close()
+        run.detach()
         return 0
     try:
         while not run.execution.join(2.0):

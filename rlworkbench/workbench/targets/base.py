@@ -27,14 +27,18 @@ class Execution(abc.ABC):
     of these leaves its newest checkpoint readable; finished and stopped runs save a final one.
     """
 
+    remote = False  #: whether the run goes on without this process (a cluster job): it can be detached from
+
     def __init__(self, logdir: Path, total_timesteps: int):
         self.logdir = Path(logdir)  #: the run directory: config, TensorBoard events, CSV tables, checkpoints
         self.total_timesteps = int(total_timesteps)
+        self._state: str = STARTING
+        self._error: BaseException | None = None
 
     @property
-    @abc.abstractmethod
     def state(self) -> str:
         """One of ``starting``, ``running``, ``finished``, ``stopped``, ``failed``."""
+        return self._state
 
     @property
     def devices(self) -> list[str] | None:
@@ -63,9 +67,9 @@ class Execution(abc.ABC):
         return self.state in DONE_STATES
 
     @property
-    @abc.abstractmethod
     def error(self) -> BaseException | None:
         """What ended a failed run (raised as it was, type and all, by ``Run.wait``)."""
+        return self._error
 
     @property
     @abc.abstractmethod

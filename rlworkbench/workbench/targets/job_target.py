@@ -51,6 +51,8 @@ RAY_STATES = {"PENDING": STARTING, "RUNNING": RUNNING, "SUCCEEDED": FINISHED, "S
 class JobExecution(Execution):
     """A Ray job followed from here; made by :meth:`submit` or :meth:`attach`."""
 
+    remote = True
+
     def __init__(self, client: Any, submission_id: str, address: str, spec: RunSpec, run_dir: Path,
                  mirror: bool | None = None):
         super().__init__(run_dir, spec.timesteps)
@@ -61,7 +63,7 @@ class JobExecution(Execution):
         self.shared: bool | None = None  #: whether the cluster's run directory is this machine's (None: not known)
         self.book = MetricsBook(1)
         self._lock = threading.Lock()
-        self._state, self._error, self._ended = STARTING, None, False
+        self._ended = False
         self._counters = (0, 0.0, float("nan"))  # timesteps, wall time, steps/s
         self._tables: tuple[pd.DataFrame | None, pd.DataFrame | None] = (None, None)
         self._lines: deque[str] = deque(maxlen=LOG_LINES)
@@ -101,14 +103,6 @@ class JobExecution(Execution):
         return cls(client, submission_id, address, spec, parent / metadata["run_name"], mirror)
 
     # ----- the Execution face ----------------------------------------------------------------------------------
-    @property
-    def state(self) -> str:
-        return self._state
-
-    @property
-    def error(self) -> BaseException | None:
-        return self._error
-
     @property
     def checkpoint(self) -> Path | None:
         """The newest checkpoint, where this machine can read it (else None: see :attr:`cluster_checkpoint`)."""

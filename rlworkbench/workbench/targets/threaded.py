@@ -17,7 +17,7 @@ from typing import Any
 
 from rlworkbench.errors import ConfigError
 from rlworkbench.execution.train import Checkpointer
-from rlworkbench.workbench.targets.base import FAILED, FINISHED, STARTING, STOPPED, Execution
+from rlworkbench.workbench.targets.base import FAILED, FINISHED, STOPPED, Execution
 
 EXIT_GRACE_SECONDS = 10.0
 _LIVE: weakref.WeakSet[ThreadedExecution] = weakref.WeakSet()
@@ -31,7 +31,6 @@ class ThreadedExecution(Execution):
         super().__init__(logdir, total_timesteps)
         self.checkpointer = checkpointer
         self._stop_asked, self._done = threading.Event(), threading.Event()
-        self._state, self._error = STARTING, None
 
     def _start(self, kind: str) -> None:
         self._thread = threading.Thread(target=self._main, name=f"rlworkbench-{kind}-{self.logdir.name}",
@@ -49,14 +48,6 @@ class ThreadedExecution(Execution):
         self._done.set()
 
     # ----- the Execution face ----------------------------------------------------------------------------------
-    @property
-    def state(self) -> str:
-        return self._state
-
-    @property
-    def error(self) -> BaseException | None:
-        return self._error
-
     @property
     def checkpoint(self) -> Path | None:
         return self.checkpointer.last

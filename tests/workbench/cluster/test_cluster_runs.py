@@ -94,6 +94,13 @@ def test_attach_follows_a_running_ape_x_job_from_a_fresh_run(ray_head, tmp_path)
     run.close()
 
 
+def test_only_a_cluster_run_can_be_detached(tmp_path):
+    run = promote(small_dqn(), timesteps=200, logdir=tmp_path)
+    with pytest.raises(ConfigError, match="only a run on a cluster"):
+        run.detach()
+    run.wait(60)
+
+
 def test_the_command_line_submits_follows_and_lists(ray_head, tmp_path, capsys):
     cluster = ["--address", ray_head.address, "--auth-token", ray_head.auth_token]
     main(["submit", "dqn_cartpole", *cluster, "--workers", "0", "--timesteps", "500", "--logdir", str(tmp_path),

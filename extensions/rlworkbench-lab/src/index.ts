@@ -1,0 +1,85 @@
+// rlworkbench in JupyterLab: the runs panel (left sidebar) and the component-graph viewer ("Open With → Component
+// graph" on a .json config, and "Graph" on a run). Data comes from rlworkbench's server extension.
+import { ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import { MainAreaWidget, Notification } from '@jupyterlab/apputils';
+import { ABCWidgetFactory, DocumentRegistry, DocumentWidget, IDocumentWidget } from '@jupyterlab/docregistry';
+import { IFrame, LabIcon } from '@jupyterlab/ui-components';
+import { requestAPI, IRunRecord } from './api';
+import { GraphView } from './graphView';
+import { RunsPanel } from './runsPanel';
+
+const ICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><g class="jp-icon3" fill="#616161">
+<circle cx="5" cy="6" r="2.5"/><circle cx="19" cy="6" r="2.5"/><circle cx="12" cy="18" r="2.5"/>
+<path d="M6.6 7.6l4.2 8.2 1.3-.7-4.2-8.2zM17.4 7.6l-4.2 8.2-1.3-.7 4.2-8.2zM7.5 5.3h9v1.4h-9z"/></g></svg>`;
+export const rlworkbenchIcon = new LabIcon({ name: 'rlworkbench-lab:icon', svgstr: ICON_SVG });
+export const FACTORY = 'Component graph';
+const OPEN_GRAPH = 'rlworkbench:open-graph';
+
+class GraphViewerFactory extends ABCWidgetFactory<IDocumentWidget<GraphView>> {
+  protected createNewWidget(context: DocumentRegistry.Context): IDocumentWidget<GraphView> {
+    const content = new GraphView({ path: context.path });
+    const widget = new DocumentWidget({ content, context });
+    widget.title.icon = rlworkbenchIcon;
+    return widget;
+  }
+}
+
+const plugin: JupyterFrontEndPlugin<void> = {
+  id: 'rlworkbench-lab:plugin',
+  description: 'The rlworkbench runs panel and component-graph viewer.',
+  autoStart: true,
+  optional: [ILayoutRestorer],
+  activate: (app: JupyterFrontEnd, restorer: ILayoutRestorer | null) => {
+    app.docRegistry.addWidgetFactory(new GraphViewerFactory({
+      name: FACTORY, label: FACTORY, fileTypes: ['json'], defaultFor: [], readOnly: true
+    }));
+
+    app.commands.addCommand(OPEN_GRAPH, {
+      label: 'Component graph of a run',
+      execute: (args) => {
+        const content = new GraphView({ run: String(args.run) });
+        const widget = new MainAreaWidget({ content });
+        widget.id = `rlworkbench-graph-${args.run}`;
+        widget.title.label = `graph: ${args.title ?? args.run}`;
+        widget.title.icon = rlworkbenchIcon;
+        widget.title.closable = true;
+        app.shell.add(widget, 'main');
+        return widget;
+      }
+    });
+
+    const panel = new RunsPanel({
+      openGraph: async (run: IRunRecord) => {
+        await app.commands.execute(OPEN_GRAPH, { run: run.id, title: `${run.name} · ${run.env}` });
+      },
+      openTensorBoard: async (run: IRunRecord) => {
+        try {
+          const reply = await requestAPI<{ url: string }>(`runs/${run.id}/tensorboard`, { method: 'POST' });
+          const frame = new IFrame({ sandbox: ['allow-scripts', 'allow-same-origin', 'allow-forms', 'allow-popups'] });
+          frame.url = reply.url;
+          const widget = new MainAreaWidget({ content: frame });
+          widget.id = `rlworkbench-tensorboard-${run.id}`;
+          widget.title.label = `TensorBoard: ${run.name}`;
+          widget.title.closable = true;
+          app.shell.add(widget, 'main');
+        } catch (error) {
+          Notification.error(`TensorBoard for ${run.name}: ${error}`);
+        }
+      },
+      openFolder: async (run: IRunRecord) => {
+        if (run.logdir_in_root !== null) {
+          await app.commands.execute('filebrowser:go-to-path', { path: `/${run.logdir_in_root}` });
+        } else {
+          Notification.info(`${run.name} writes to ${run.logdir} (outside this server's root)`);
+        }
+      }
+    });
+    panel.title.icon = rlworkbenchIcon;
+    app.shell.add(panel, 'left', { rank: 600 });
+    if (restorer) {
+      restorer.add(panel, 'rlworkbench-runs');
+    }
+  }
+};
+
+export default plugin;

@@ -1,0 +1,75 @@
+"""A component graph for the graph viewer, without a kernel: the agent a config describes, built for an env's
+spaces in the server's process (kept for the next request), drawn by the library's renderer as SVG, with what
+``GraphExplorer`` tells of each component (class, device, variables, API methods and their spaces) for a click on
+its cluster. Clusters carry ``id="component-<path>"`` in the SVG."""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+from rlworkbench.errors import BuildError
+
+CACHE_SIZE = 8
+_CACHE: dict[str, Any] = {}
+_LOCK = threading.Lock()  # one build at a time: builds change process-wide backend state
+
+
+def graph_payload(config: Any, env: str, backend: str = "torch", depth: int | None = None,
+                  api: str | None = None) -> dict[str, Any]:
+    """``{"svg", "title", "components": {path: details}, "api_methods", "error"}`` for ``config`` on ``env``.
+    A config that does not build is drawn as far as it got, the stuck component in red, with ``error`` set."""
+    from rlworkbench.visualize.render import graph_svg
+    from rlworkbench.visualize.views import view_of
+
+    with _LOCK:
+        target = _built(config, env, backend)
+        view = view_of(target)
+        svg = graph_svg(target, depth=depth, api=api)
+        components = {component.path: _details(component, view.graph) for component in _tree(view.focus)}
+    return {"svg": svg, "title": f"{view.focus.path} on {env} ({backend})", "components": components,
+            "api_methods": sorted(view.focus.api_methods),
+            "error": None if view.error is None else f"{type(view.error).__name__}: {view.error}"}
+
+
+def _built(config: Any, env: str, backend: str) -> Any:
+    """The built agent (or the BuildError with its partial graph) for this config, env and backend."""
+    from rlworkbench.agents import Agent
+    from rlworkbench.core.backend import get_backend
+    from rlworkbench.execution.envs import make_vector_env
+
+    key = json.dumps([config, env, backend], sort_keys=True, default=str)
+    if key in _CACHE:
+        return _CACHE[key]
+    get_backend(backend).limit_threads(1)
+    vector_env = make_vector_env(env, 1)
+    try:
+        agent = Agent.from_env(vector_env, config, backend=backend)
+    finally:
+        vector_env.close()
+    try:
+        target: Any = agent.build()
+    except BuildError as error:
+        if error.graph is None:
+            raise
+        target = error
+    if len(_CACHE) >= CACHE_SIZE:
+        _CACHE.pop(next(iter(_CACHE)))
+    _CACHE[key] = target
+    return target
+
+
+def _tree(component: Any) -> list[Any]:
+    found = [component]
+    for child in component.sub_components.values():
+        found += _tree(child)
+    return found
+
+
+def _details(component: Any, graph: Any) -> dict[str, Any]:
+    from rlworkbench.workbench.explorer_details import api_table, component_summary
+
+    summary = component_summary(component, graph)
+    api = api_table(component, graph)
+    return {**summary, "api": api.drop(columns=["built"]).to_dict("records")}

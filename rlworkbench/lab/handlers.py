@@ -1,0 +1,141 @@
+"""The server extension's handlers: the runs list (this machine's run records and, when
+``RLWORKBENCH_CLUSTER_ADDRESS`` is set, that cluster's rlworkbench jobs), a stop request, TensorBoard for a run,
+and a component graph drawn from a config or a run — each ``@tornado.web.authenticated``, so a request without the
+server's token or cookie gets 403."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import tornado.ioloop
+import tornado.web
+from jupyter_server.base.handlers import APIHandler
+from jupyter_server.utils import url_path_join
+
+from rlworkbench.errors import RLWorkbenchError
+from rlworkbench.workbench.run_records import read_records, request_stop
+
+CLUSTER_ENV = "RLWORKBENCH_CLUSTER_ADDRESS"
+
+
+class RunsHandler(APIHandler):
+    @tornado.web.authenticated
+    async def get(self) -> None:
+        """``{"runs": [record …], "cluster": {"address", "runs": [row …], "error"} | null}``."""
+        address = os.environ.get(CLUSTER_ENV)
+        cluster = None
+        if address:
+            cluster = await tornado.ioloop.IOLoop.current().run_in_executor(None, _cluster_runs, address)
+        root = _root(self)
+        records = [{**record, "logdir_in_root": _inside(root, record.get("logdir"))} for record in read_records()]
+        self.finish(json.dumps({"runs": records, "cluster": cluster}, default=str))
+
+
+class StopHandler(APIHandler):
+    @tornado.web.authenticated
+    def post(self, run_id: str) -> None:
+        try:
+            record = request_stop(run_id)
+        except RLWorkbenchError as error:
+            raise tornado.web.HTTPError(404 if "no run" in error.message else 409,
+                                        reason=f"{type(error).__name__}: {error}") from None
+        self.finish(json.dumps({"id": record["id"], "stop_requested": True}))
+
+
+_TENSORBOARDS: dict[str, Any] = {}  # run id → its TensorBoard server (one per run, reused)
+
+
+class TensorBoardHandler(APIHandler):
+    @tornado.web.authenticated
+    async def post(self, run_id: str) -> None:
+        """Starts (or reuses) TensorBoard on the run's directory; ``{"url": …}`` on 127.0.0.1."""
+        record = _record(run_id)
+        server = _TENSORBOARDS.get(run_id)
+        if server is None or not server.running:
+            from rlworkbench.workbench.run_tensorboard import TensorBoardServer
+
+            server = TensorBoardServer(record["logdir"])
+            await tornado.ioloop.IOLoop.current().run_in_executor(None, server.start)
+            _TENSORBOARDS[run_id] = server
+        self.finish(json.dumps({"url": server.url, "logdir": record["logdir"]}))
+
+
+class GraphHandler(APIHandler):
+    @tornado.web.authenticated
+    async def get(self) -> None:
+        """The component graph of a config file (``path``, relative to the server's root) or of a run (``run``):
+        ``{"svg", "title", "components", "api_methods", "error"}``. ``depth``, ``api``, ``env`` refine it."""
+        from rlworkbench.lab.graph_view import graph_payload
+
+        config, env, backend = self._source()
+        depth = self.get_argument("depth", None)
+        options = {"depth": int(depth) if depth not in (None, "") else None,
+                   "api": self.get_argument("api", None) or None}
+        try:
+            payload = await tornado.ioloop.IOLoop.current().run_in_executor(
+                None, lambda: graph_payload(config, env, backend, **options))
+        except RLWorkbenchError as error:
+            raise tornado.web.HTTPError(400, reason=f"{type(error).__name__}: {error}".replace("\n", " ")) from None
+        self.finish(json.dumps(payload, default=str))
+
+    def _source(self) -> tuple[Any, str, str]:
+        run_id, path = self.get_argument("run", None), self.get_argument("path", None)
+        env = self.get_argument("env", None)
+        if run_id:
+            record = _record(run_id)
+            return record["config"], env or record["env"], record.get("backend") or "torch"
+        if not path:
+            raise tornado.web.HTTPError(400, reason="give path= (a config file) or run= (a run id)")
+        root = _root(self)
+        file = (root / path).resolve()
+        if not file.is_relative_to(root) or not file.is_file():
+            raise tornado.web.HTTPError(404, reason=f"no config file {path!r} under the server's root")
+        try:
+            config = json.loads(file.read_text())
+        except ValueError as error:
+            raise tornado.web.HTTPError(400, reason=f"{path} is not JSON: {error}") from None
+        return config, env or "CartPole-v1", self.get_argument("backend", "torch")
+
+
+def _root(handler: APIHandler) -> Path:
+    """The server's root directory (what the file browser shows)."""
+    return Path(handler.settings.get("server_root_dir", os.getcwd())).expanduser().resolve()
+
+
+def _inside(root: Path, path: str | None) -> str | None:
+    """``path`` relative to ``root`` (POSIX), or None when it is elsewhere."""
+    if not path:
+        return None
+    resolved = Path(path).expanduser().resolve()
+    return resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else None
+
+
+def _record(run_id: str) -> dict[str, Any]:
+    record = next((record for record in read_records() if record["id"] == run_id), None)
+    if record is None:
+        raise tornado.web.HTTPError(404, reason=f"no run {run_id!r}")
+    return record
+
+
+def _cluster_runs(address: str) -> dict[str, Any]:
+    from rlworkbench.workbench.cluster import list_runs
+
+    try:
+        table = list_runs(address)
+    except RLWorkbenchError as error:
+        return {"address": address, "runs": [], "error": str(error)}
+    return {"address": address, "runs": json.loads(table.to_json(orient="records", date_format="iso")),
+            "error": None}
+
+
+def add_handlers(web_app: Any) -> None:
+    base = url_path_join(web_app.settings["base_url"], "rlworkbench")
+    web_app.add_handlers(".*$", [
+        (url_path_join(base, "runs"), RunsHandler),
+        (url_path_join(base, r"runs/([0-9a-f]+)/stop"), StopHandler),
+        (url_path_join(base, r"runs/([0-9a-f]+)/tensorboard"), TensorBoardHandler),
+        (url_path_join(base, "graph"), GraphHandler),
+    ])

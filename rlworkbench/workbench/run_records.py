@@ -1,0 +1,175 @@
+"""The record of a run that JupyterLab's runs panel shows, published by every :class:`~rlworkbench.workbench.run.Run`.
+
+One JSON file per run in the runs directory (``RLWORKBENCH_RUNS_DIR``, default ``~/.rlworkbench/runs``), replaced
+atomically by a :class:`Heartbeat` thread every ~2 s while the run goes and once more when it ends;
+:func:`run_record` is the one place that says what a record holds. A ``<id>.stop`` file beside a record (written by
+:func:`request_stop`, for the panel's Stop button) makes the heartbeat call ``run.stop()``. :func:`read_records`
+marks a record whose run is still starting or running but whose process is gone (same host) or whose heartbeat
+stopped as ``orphaned`` — a kernel that died does not leave a run that runs for ever.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import socket
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from rlworkbench.errors import ConfigError
+
+HEARTBEAT_SECONDS = 2.0
+ORPHANED_AFTER = 20.0  #: seconds without a heartbeat after which a live record counts as orphaned
+RETURNS_KEPT = 60  #: the last episode returns a record carries (the panel's sparkline)
+LIVE_STATES = ("starting", "running")
+
+
+def runs_dir() -> Path:
+    """``RLWORKBENCH_RUNS_DIR``, else ``~/.rlworkbench/runs``."""
+    return Path(os.environ.get("RLWORKBENCH_RUNS_DIR") or Path.home() / ".rlworkbench" / "runs").expanduser()
+
+
+def new_run_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+def run_record(run: Any, run_id: str, started: float) -> dict[str, Any]:
+    """What the panel knows of ``run``: identity, target, state (and error), counters, recent returns, where."""
+    snapshot = run.snapshot()
+    execution, error = run.execution, run.error
+    returns = snapshot.episodes["return"].tail(RETURNS_KEPT).tolist() if len(snapshot.episodes) else []
+    return {
+        "id": run_id, "name": run.spec.name, "env": run.spec.env_name, "backend": run.spec.backend,
+        "target": run.target, "devices": run.devices, "state": run.state,
+        "error": None if error is None else f"{type(error).__name__}: {error}",
+        "timesteps": snapshot.timesteps, "total_timesteps": run.total_timesteps,
+        "steps_per_second": _finite(snapshot.steps_per_second), "episodes": snapshot.num_episodes,
+        "recent_return": _finite(snapshot.recent_mean_return), "returns": [_finite(value) for value in returns],
+        "logdir": str(run.logdir), "checkpoint": None if run.checkpoint is None else str(run.checkpoint),
+        "config": run.spec.config, "submission_id": getattr(execution, "submission_id", None),
+        "address": getattr(execution, "address", None), "host": socket.gethostname(), "pid": os.getpid(),
+        "started": started, "updated": time.time(),
+    }
+
+
+class Heartbeat:
+    """Publishes ``run``'s record every ``interval`` s from a daemon thread until the run is done (then once more),
+    and stops the run when a stop request appears."""
+
+    def __init__(self, run: Any, directory: Path | None = None, interval: float = HEARTBEAT_SECONDS):
+        self.run, self.interval = run, float(interval)
+        self.directory = Path(directory) if directory is not None else runs_dir()
+        self.run_id, self.started = new_run_id(), time.time()
+        self.failure: BaseException | None = None  #: why records could not be written (the run goes on)
+        self._closed = threading.Event()
+        self._thread = threading.Thread(target=self._main, name=f"rlworkbench-heartbeat-{self.run_id}", daemon=True)
+
+    @property
+    def path(self) -> Path:
+        return self.directory / f"{self.run_id}.json"
+
+    def start(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        """Writes the record once more and stops (a detached cluster run is no longer followed from here)."""
+        self._closed.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(5)
+
+    def beat(self) -> None:
+        """Writes the record now and acts on a stop request."""
+        stop_file = self.directory / f"{self.run_id}.stop"
+        if stop_file.exists():
+            stop_file.unlink(missing_ok=True)
+            self.run.execution.stop()
+        record = run_record(self.run, self.run_id, self.started)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        temporary = self.directory / f".{self.run_id}.json.tmp"
+        temporary.write_text(json.dumps(record, default=str))
+        temporary.replace(self.path)
+
+    def _main(self) -> None:
+        while True:
+            done = self.run.done
+            try:
+                self.beat()
+            except Exception as error:  # a full disk or a read-only home: the run must not suffer for it
+                self.failure = error
+            if done:
+                return
+            if self._wait():
+                with contextlib.suppress(Exception):  # closed while live: one last record, as it is now
+                    self.beat()
+                return
+
+    def _wait(self) -> bool:
+        """Sleeps until the next beat — less when the run ends meanwhile; whether :meth:`close` was called."""
+        deadline = time.monotonic() + self.interval
+        while time.monotonic() < deadline and not self.run.done:
+            if self._closed.wait(min(0.2, self.interval)):
+                return True
+        return False
+
+
+def read_records(directory: Path | None = None, now: float | None = None) -> list[dict[str, Any]]:
+    """Every run record in the runs directory, newest first, live ones whose run is gone marked ``orphaned``."""
+    folder = Path(directory) if directory is not None else runs_dir()
+    now = time.time() if now is None else now
+    records = []
+    for path in folder.glob("*.json") if folder.is_dir() else ():
+        try:
+            record = json.loads(path.read_text())
+        except (OSError, ValueError):  # being replaced right now, or not ours
+            continue
+        if isinstance(record, dict) and "id" in record:
+            if record.get("state") in LIVE_STATES and _orphaned(record, now):
+                record["state"] = "orphaned"
+            records.append(record)
+    return sorted(records, key=lambda record: record.get("started", 0), reverse=True)
+
+
+def request_stop(run_id: str, directory: Path | None = None) -> dict[str, Any]:
+    """Asks the run ``run_id`` to stop (its heartbeat acts within ~2 s); returns its record. ConfigError if there
+    is no such run or it is not live."""
+    folder = Path(directory) if directory is not None else runs_dir()
+    record = next((record for record in read_records(folder) if record["id"] == run_id), None)
+    if record is None:
+        raise ConfigError("no run of this id", argument="run_id", expected="an id from the runs directory",
+                          got=run_id)
+    if record["state"] not in LIVE_STATES:
+        raise ConfigError("this run is not going", argument="run_id", expected="a starting or running run",
+                          got=f"{run_id} ({record['state']})")
+    (folder / f"{run_id}.stop").write_text(str(time.time()))
+    return record
+
+
+def _orphaned(record: dict[str, Any], now: float) -> bool:
+    if now - float(record.get("updated", 0)) > ORPHANED_AFTER:
+        return True
+    if record.get("host") == socket.gethostname():
+        return not _process_alive(int(record.get("pid", -1)))
+    return False
+
+
+def _process_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    return True
+
+
+def _finite(value: Any) -> float | None:
+    number = float(value)
+    return number if math.isfinite(number) else None

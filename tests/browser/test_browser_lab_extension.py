@@ -1,0 +1,75 @@
+"""rlworkbench's JupyterLab extension in a real JupyterLab + headless Chromium: the runs panel opens from its
+sidebar tab, a short run promoted from a notebook appears, progresses and finishes there, Stop on a long one
+stops it (the notebook's ``run.state`` says ``stopped``), and a shipped config opens in the component-graph
+viewer, whose clusters are clickable. Screenshots: test-artifacts/browser/lab-*.png."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from rlworkbench.agents.config import builtin_config
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+ARTIFACTS = ROOT / "test-artifacts" / "browser"
+INSTALLED = ROOT / ".venv" / "share" / "jupyter" / "labextensions" / "rlworkbench-lab" / "package.json"
+CELLS = [
+    "from rlworkbench.workbench import promote\n"
+    "short = promote('dqn_cartpole', timesteps=8000, seed=0, logdir='runs')\n"
+    "short.wait()\nprint('SHORT STATE', short.state)",
+    "long = promote('dqn_cartpole', timesteps=10**7, seed=1, logdir='runs')",
+    "import time\nstarted = time.monotonic()\n"
+    "while long.state not in ('stopped', 'failed', 'finished') and time.monotonic() - started < 240:\n"
+    "    time.sleep(0.5)\nprint('LONG STATE', long.state)",
+]
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(600)
+def test_runs_panel_and_graph_viewer(browser_tools, jupyter_lab):
+    if not INSTALLED.is_file():
+        pytest.fail("the extension is not installed in .venv: run scripts/lab_extension.sh (the bootstrap does)",
+                    pytrace=False)
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in CELLS],
+                                        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                                 "language": "python"}})
+    nbformat.write(notebook, jupyter_lab.root_dir / "lab_runs.ipynb")
+    (jupyter_lab.root_dir / "dqn_cartpole.json").write_text(json.dumps(builtin_config("dqn_cartpole")))
+    config = {
+        "url": jupyter_lab.lab_url("lab_runs.ipynb", "lab-extension"), "config_file": "dqn_cartpole.json",
+        "chromium": browser_tools.chromium, "viewport": {"width": 1400, "height": 900},
+        "chromium_args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+        "screenshots": {"panel": str(ARTIFACTS / "lab-runs-panel.png"),
+                        "graph": str(ARTIFACTS / "lab-graph-viewer.png"),
+                        "failure": str(ARTIFACTS / "lab-extension-failure.png")},
+        "timeouts_ms": {"load": 60000, "kernel": 90000, "render": 30000, "short_run": 120000, "long_run": 120000,
+                        "graph": 90000},
+    }
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    config_path = ARTIFACTS / "lab-extension.config.json"
+    config_path.write_text(json.dumps(config, indent=1))
+    done = subprocess.run([browser_tools.node, str(HERE / "drive_lab_extension.mjs"), str(config_path)], cwd=HERE,
+                          capture_output=True, text=True, timeout=540, check=False)
+    try:
+        result = json.loads(done.stdout.strip().splitlines()[-1])
+    except (IndexError, json.JSONDecodeError):
+        pytest.fail(f"driver exited {done.returncode} without a result:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+                    f"\nserver log:\n{jupyter_lab.log_tail()}", pytrace=False)
+    (ARTIFACTS / "lab-extension.result.json").write_text(json.dumps(result, indent=1))
+    report = f"{result['problems']}\n{done.stderr[-3000:]}\n(result JSON and screenshots in {ARTIFACTS})"
+    assert not result["problems"] and result["panel_opened"], report
+    short = result["short_run"]
+    assert short and short[-1]["state"] == "finished" and short[-1]["value"] == short[-1]["max"] == 8000, report
+    assert any(seen["state"] == "running" and 0 < seen["value"] < 8000 for seen in short), report  # it progressed
+    assert result["long_run"][-1]["state"] == "stopped" and result["notebook_saw_stopped"], report
+    assert "LONG STATE stopped" in result["notebook_text"], report
+    assert "Component graph" in result["factories"], report  # offered under Open With for .json
+    assert result["graph_clusters"] >= 3 and "Policy" in result["graph_details"], report
+    assert "get_deterministic_action" in result["graph_details"] and "i64[B]" in result["graph_details"], report
+    for name in ("screenshot_panel", "screenshot_graph"):
+        assert Path(result[name]).stat().st_size > 10_000, report
