@@ -34,7 +34,7 @@ from rlworkbench.agents.transitions import EpisodeTracker
 from rlworkbench.core.builder import OutputSpaceOf, build
 from rlworkbench.drawable import pretty_with_draw_hint
 from rlworkbench.errors import BuildError, CheckpointError, ConfigError, SpaceError
-from rlworkbench.spaces import ContainerSpace, Space, as_space
+from rlworkbench.spaces import ContainerSpace, FloatBox, Space, as_space
 
 if TYPE_CHECKING:
     import gymnasium
@@ -66,6 +66,10 @@ class Agent(abc.ABC):
     #: ``get_actions(states, explore=False)`` runs after preprocessing. :meth:`export_model` exports it, after
     #: the root's ``preprocess`` when the agent has a preprocessor. ``None``: the agent type has none.
     acting_api_method: ClassVar[str | None] = "act_greedy"
+    #: Whether observed continuous actions must lie in the action space's bounds. Agents that store the raw
+    #: sample of an unbounded distribution (PPO's, IMPALA's Gaussian; the env clips it) set False: their actions
+    #: need only be finite.
+    float_actions_in_bounds: ClassVar[bool] = True
 
     def __init__(self, config: Mapping[str, Any] | str | Path, state_space: Any, action_space: Any,
                  backend: str | None = None, seed: int | None = None):
@@ -246,9 +250,19 @@ class Agent(abc.ABC):
         states, single = _as_batch(states, self.state_space, "states")
         next_states, _ = _as_batch(next_states, self.state_space, "next_states")
         count = len(next(iter(self.state_space.flatten(states).values())))
-        actions = nest.map_structure(lambda a: np.asarray(a)[None] if single else np.asarray(a), actions)
+        try:
+            actions = nest.map_structure(lambda a: np.asarray(a)[None] if single else np.asarray(a), actions)
+        except (ValueError, TypeError) as error:  # ragged lists
+            raise SpaceError(f"actions are not arrays: {error}", argument="actions") from None
+        for argument, value, space in (("states", states, self.state_space), ("next_states", next_states,
+                                       self.state_space), ("actions", actions, self.action_space)):
+            _check_rows(value, space, count, argument,  # everything is checked before anything is stored
+                        float_bounds=argument == "actions" and self.float_actions_in_bounds)
         rewards = _per_row(rewards, count, np.float32, "rewards")
-        terminals = _per_row(terminals, count, bool, "terminals")
+        if not np.all(np.isfinite(rewards)):
+            raise SpaceError("rewards must be finite", argument="rewards", expected="finite numbers",
+                             got=rewards.tolist()[:8])
+        terminals = _terminals(terminals, count)
         env_ids = list(range(count)) if env_id is None else list(np.atleast_1d(env_id).tolist())
         if len(env_ids) != count:
             raise SpaceError("one env_id per row", argument="env_id", expected=count, got=len(env_ids))
@@ -282,8 +296,14 @@ class Agent(abc.ABC):
         """Writes a checkpoint (all variables, counters, config) atomically into ``directory``; returns it.
 
         The random generators move to a new stream whose seed is saved, so a loaded agent draws what this one
-        draws next (see :mod:`rlworkbench.agents.random_streams`)."""
+        draws next (see :mod:`rlworkbench.agents.random_streams`). Trainable weights that are not finite (NaN,
+        inf: a diverged update) are a CheckpointError naming them — never a silent NaN checkpoint."""
         weights = self.get_weights()
+        broken = sorted(name for name in self.get_weights(trainable_only=True)
+                        if weights[name].dtype.kind == "f" and not np.all(np.isfinite(weights[name])))
+        if broken:
+            raise CheckpointError("refusing to save non-finite weights (the training diverged)", argument="directory",
+                                  expected="finite trainable weights", got=f"NaN/inf in {broken[:6]}")
         extra = self.extra_state()
         stream = new_stream(self.seed, self.timesteps, self.updates)
         reseed_generators(self.root, self.executor.backend, stream)
@@ -378,8 +398,43 @@ def _as_batch(value: Any, space: Space, argument: str) -> tuple[Any, bool]:
     return value, False
 
 
+def _check_rows(value: Any, space: Space, count: int, argument: str, float_bounds: bool = True) -> None:
+    """``value`` is ``count`` rows of ``space``: each leaf in the space (dtype, shape, bounds — NaN is out of any
+    bounds; with ``float_bounds=False`` float leaves need only be finite: real envs' observations stray out of
+    their declared boxes) with ``count`` rows; a SpaceError naming the argument and key path otherwise."""
+    try:
+        space.with_batch_rank().check(value)
+    except SpaceError as error:
+        leaf = space.flatten().get(error.key_path or "")
+        relaxed = (not float_bounds and isinstance(leaf, FloatBox) and "out of bounds" in error.message
+                   and np.all(np.isfinite(space.flatten(value)[error.key_path or ""])))
+        if not relaxed:
+            raise error.add_context(argument=argument) from None
+    for key, leaf in space.flatten(value).items():
+        rows = np.shape(leaf)[0] if np.ndim(leaf) else None
+        if rows != count:
+            raise SpaceError("one value per row of the states", argument=argument, key_path=key or None,
+                             expected=f"{count} rows", got=f"shape {np.shape(leaf)}")
+
+
+def _terminals(value: Any, count: int) -> np.ndarray:
+    """Booleans, or numbers that are 0 or 1 — never strings (``bool("no")`` is True)."""
+    try:
+        array = np.asarray(value)
+    except (ValueError, TypeError) as error:
+        raise SpaceError(f"terminals are not an array: {error}", argument="terminals") from None
+    if array.dtype.kind not in "biuf" or (array.dtype.kind != "b" and not np.all((array == 0) | (array == 1))):
+        raise SpaceError("terminals are booleans (or 0/1)", argument="terminals", expected="bool per row",
+                         got=f"{array.dtype} {array.reshape(-1)[:8].tolist()}")
+    return _per_row(array, count, bool, "terminals")
+
+
 def _per_row(value: Any, count: int, dtype: Any, argument: str) -> np.ndarray:
-    array = np.asarray(value, dtype=dtype)
+    try:
+        array = np.asarray(value, dtype=dtype)
+    except (ValueError, TypeError) as error:
+        raise SpaceError(f"{argument} are not numbers: {error}", argument=argument, expected=f"{count} numbers",
+                         got=repr(value)[:80]) from None
     if array.size != count:
         raise SpaceError("needs one value per row of the states", argument=argument, expected=count,
                          got=f"shape {array.shape}")

@@ -48,6 +48,8 @@ class ImpalaAgent(PolicyActing, Agent):
     preprocessed at update time).
     """
 
+    float_actions_in_bounds = False  # stores its Gaussian's raw samples; the env clips them
+
     schema = SCHEMA
     defaults = DEFAULTS
 

@@ -57,6 +57,8 @@ class PPOAgent(PolicyActing, Agent):
     rollout keeps the unclipped sample, whose log-prob is the right one), or pick ``squashed_normal`` or ``beta``.
     """
 
+    float_actions_in_bounds = False  # stores its Gaussian's raw samples; the env clips them
+
     schema = SCHEMA
     defaults = DEFAULTS
 

@@ -12,6 +12,7 @@ from agent_helpers import ACTIONS, STATES, small_agent, transitions
 from agent_test_support import assert_same_weights
 
 from rlworkbench.agents import Agent, CheckpointError
+from rlworkbench.agents.checkpoint import _file_digest, _manifest_digest
 from rlworkbench.agents.checkpoint import MANIFEST
 
 
@@ -78,7 +79,7 @@ def test_a_crash_mid_save_leaves_the_previous_checkpoint(backend, tmp_path, monk
         raise OSError("disk full")  # … then the writer fails
 
     monkeypatch.setattr(np, "savez", crash_midway)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(CheckpointError, match="disk full"):  # an OS error on save is a CheckpointError
         agent.save(tmp_path)
     monkeypatch.undo()
     restored = small_agent(backend).load(tmp_path)
@@ -101,15 +102,34 @@ def test_a_crash_while_replacing_the_manifest_leaves_the_previous_checkpoint(bac
         real_replace(source, target)
 
     monkeypatch.setattr(checkpoint.os, "replace", fail_on_manifest)
-    with pytest.raises(OSError, match="power cut"):
+    with pytest.raises(CheckpointError, match="power cut"):
         agent.save(tmp_path)
     monkeypatch.undo()
     assert small_agent(backend).load(tmp_path).updates == 1
 
 
-def _corrupt_weights(directory):
+def _resign(directory):
+    """Recomputes the checksums, as a checkpoint written that way would have them (so the checks behind them run)."""
+    manifest = json.loads((directory / MANIFEST).read_text())
+    weights = directory / str(manifest["weights_file"])
+    if weights.is_file() and weights.parent == directory:
+        manifest["weights_sha256"] = _file_digest(weights)
+    manifest["checksum"] = _manifest_digest(manifest)
+    (directory / MANIFEST).write_text(json.dumps(manifest))
+
+
+def _corrupt_weights(directory, resign=True):
     weights = next(directory.glob("weights-*.npz"))
     weights.write_bytes(weights.read_bytes()[:200])
+    if resign:
+        _resign(directory)
+
+
+def _flip_a_weights_byte(directory):
+    weights = next(directory.glob("weights-*.npz"))
+    data = bytearray(weights.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    weights.write_bytes(bytes(data))
 
 
 def _drop_variable(directory):
@@ -120,24 +140,38 @@ def _drop_variable(directory):
     manifest = json.loads((directory / MANIFEST).read_text())
     del manifest["variables"]["optimizer/steps"]
     (directory / MANIFEST).write_text(json.dumps(manifest))
+    _resign(directory)
 
 
-def _edit_manifest(**changes):
+def _edit_manifest(resign=True, **changes):
     def edit(directory):
         manifest = json.loads((directory / MANIFEST).read_text())
         manifest.update(changes)
         (directory / MANIFEST).write_text(json.dumps(manifest))
+        if resign:
+            _resign(directory)
     return edit
 
 
 @pytest.mark.parametrize("damage, match", [
     (_corrupt_weights, "unreadable weights file"),
+    (lambda d: _corrupt_weights(d, resign=False), "SHA-256 differs"),
+    (_flip_a_weights_byte, "SHA-256 differs"),
     (_drop_variable, "variables differ"),
     (_edit_manifest(agent_type="ppo"), "another agent type"),
+    (_edit_manifest(resign=False, counters={"timesteps": 10, "updates": 2, "episodes": 0}), "was changed"),
     (_edit_manifest(format=99), "unknown checkpoint format"),
     (_edit_manifest(counters={"timesteps": 1}), "bad counters"),
+    (_edit_manifest(counters={"timesteps": -1, "updates": 2, "episodes": 0}), "integers >= 0"),
+    (_edit_manifest(counters={"timesteps": True, "updates": 2, "episodes": 0}), "integers >= 0"),
+    (_edit_manifest(counters=None), "integers >= 0"),
+    (_edit_manifest(variables=None), "variables manifest"),
+    (_edit_manifest(variables={"optimizer/steps": [1]}), "bad variable entry"),
+    (_edit_manifest(weights_file="../other/weights-0123456789abcdef.npz"), "plain weights"),
+    (_edit_manifest(weights_file="weights.npy"), "plain weights"),
     (_edit_manifest(random_stream="x"), "bad random stream"),
     (lambda d: (d / MANIFEST).write_text("{not json"), "unreadable"),
+    (lambda d: (d / MANIFEST).write_text('{"format": NaN}'), "unreadable"),
     (lambda d: (d / MANIFEST).unlink(), "no checkpoint here"),
 ])
 def test_bad_checkpoints_raise_and_change_nothing(backend, tmp_path, damage, match):
@@ -161,3 +195,23 @@ def test_a_checkpoint_of_another_network_does_not_fit(backend, tmp_path):
     assert error.value.key_path.startswith(("policy/", "target_policy/", "optimizer/"))
     assert "16" in str(error.value.expected) and "12" in str(error.value.got)
     assert_same_weights(agent.get_weights(), before)
+
+
+def test_non_finite_weights_are_never_saved_silently(backend, tmp_path):
+    agent = trained_agent(backend, updates=1)
+    agent.save(tmp_path / "good")
+    weights = agent.get_weights()
+    name = next(name for name in agent.get_weights(trainable_only=True) if name.startswith("policy/"))
+    weights[name] = np.full_like(weights[name], np.nan)
+    agent.set_weights(weights)
+    with pytest.raises(CheckpointError, match="non-finite weights") as raised:
+        agent.save(tmp_path / "good")
+    assert name in str(raised.value)
+    assert np.all(np.isfinite(small_agent(backend).load(tmp_path / "good").get_weights()[name]))  # untouched
+
+
+def test_an_unwritable_directory_is_a_checkpoint_error(backend, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    with pytest.raises(CheckpointError, match="cannot write the checkpoint"):
+        trained_agent(backend, updates=1).save(blocker / "checkpoint")
