@@ -12,8 +12,7 @@ from agent_helpers import ACTIONS, STATES, small_agent, transitions
 from agent_test_support import assert_same_weights
 
 from rlworkbench.agents import Agent, CheckpointError
-from rlworkbench.agents.checkpoint import _file_digest, _manifest_digest
-from rlworkbench.agents.checkpoint import MANIFEST
+from rlworkbench.agents.checkpoint import MANIFEST, _file_digest, _manifest_digest
 
 
 def trained_agent(backend: str, updates: int = 5, **sections):
