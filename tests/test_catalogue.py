@@ -22,3 +22,11 @@ def test_catalogue_lists_every_component_with_its_api_methods():
         for api_name in cls.api_methods:
             assert f"`{api_name}(" in text
         assert cls.__doc__, f"{cls.__name__} has no docstring for the catalogue"
+
+
+def test_the_activation_names_configs_accept_are_every_backends():
+    from rlworkbench.agents.config import ACTIVATIONS
+    from rlworkbench.backends.tf.ops import basic as tf_basic
+    from rlworkbench.backends.torch.ops import basic as torch_basic
+
+    assert set(ACTIVATIONS) == set(torch_basic.ACTIVATIONS) == set(tf_basic.ACTIVATIONS)

@@ -12,10 +12,15 @@ arguments of that class. Nothing in a config is ever evaluated as code: types ar
 
 from __future__ import annotations
 
+import collections.abc
 import contextlib
 import copy
+import functools
 import inspect
 import json
+import math
+import types
+import typing
 from collections.abc import Iterator, Mapping
 from importlib import resources
 from pathlib import Path
@@ -36,6 +41,7 @@ def load_config(path_or_dict: str | Path | Mapping[str, Any]) -> dict[str, Any]:
     """A config as a fresh dict: from a mapping (deep-copied), a JSON file, or a shipped config's name
     (``"dqn_cartpole"``, see :func:`builtin_configs`)."""
     if isinstance(path_or_dict, Mapping):
+        check_plain_json(path_or_dict)
         return copy.deepcopy(dict(path_or_dict))
     if not isinstance(path_or_dict, (str, Path)):
         raise ConfigError("a config is a dict, the path of a JSON file or a shipped config's name",
@@ -48,14 +54,48 @@ def load_config(path_or_dict: str | Path | Mapping[str, Any]) -> dict[str, Any]:
     except OSError as error:
         raise ConfigError(f"no such config file or shipped config ({error.strerror or error})",
                           expected=f"a JSON file or one of {builtin_configs()}", got=str(path)) from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"the config file is not UTF-8 text ({error.reason} at byte {error.start})",
+                          expected="a UTF-8 JSON file", got=str(path)) from None
     try:
-        config = json.loads(text)
+        config = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as error:
         raise ConfigError(f"the config file is not valid JSON (line {error.lineno}, column {error.colno}): "
                           f"{error.msg}", got=str(path)) from None
+    except RecursionError:
+        raise ConfigError(f"the config file is nested too deeply (at most {MAX_DEPTH} levels)",
+                          got=str(path)) from None
     if not isinstance(config, dict):
         raise ConfigError("a config file holds one JSON object", expected="{...}", got=type(config).__name__)
+    check_plain_json(config)
     return config
+
+
+MAX_DEPTH = 32  #: levels of nesting a config may have (the deepest shipped one has 5)
+
+
+def check_plain_json(value: Any, path: str = "", depth: int = 0) -> None:
+    """A ConfigError naming the key path unless ``value`` is plain JSON: string keys, finite numbers, at most
+    :data:`MAX_DEPTH` levels deep. (NaN and infinity pass every schema bound: they are refused here, once.)"""
+    if depth > MAX_DEPTH:
+        raise ConfigError("the config is nested too deeply", key_path=path or None,
+                          expected=f"at most {MAX_DEPTH} levels", got="deeper")
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise ConfigError("config keys are strings", key_path=path or None, expected="str",
+                                  got=f"{key!r} ({type(key).__name__})")
+            check_plain_json(item, f"{path}/{key}" if path else key, depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            check_plain_json(item, f"{path}/{index}" if path else str(index), depth + 1)
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError("numbers in a config must be finite", key_path=path or None, expected="a finite number",
+                          got=value)
+
+
+def _no_constant(name: str) -> Any:
+    raise ConfigError(f"{name} is not a number a config may hold", expected="a finite number", got=name)
 
 
 def config_name(source: str | Path | Mapping[str, Any], config: Mapping[str, Any]) -> str:
@@ -178,6 +218,75 @@ def _check_component(validator: Any, options: dict[str, Any], instance: Any, sch
         return  # a misspelt argument is the news, not the missing one it was meant to be
     for key in sorted(required - reserved - set(instance)):
         yield error(f"'{type_name}' needs the argument {key!r}", key, "a value", "nothing")
+    arguments = argument_schemas(registered()[type_name])
+    for key in sorted(instance):
+        if key in arguments:
+            yield from validator.descend(instance[key], arguments[key], path=key)
+
+
+ACTIVATIONS = ("linear", "relu", "tanh", "sigmoid", "elu", "selu", "leaky_relu", "softplus", "swish")
+"""Activation names every backend's ops know (``tests/test_catalogue.py`` holds them to both backends)."""
+SIZE = {"minimum": 1, "maximum": 1 << 16}
+ARGUMENT_RULES: dict[str, dict[str, Any]] = {
+    # by argument name, over what its annotation says: sane ranges for sizes, the names of activations
+    "units": SIZE, "filters": SIZE, "advantage_units": {"items": SIZE}, "value_units": {"items": SIZE},
+    "capacity": {"minimum": 1, "maximum": (1 << 31) - 1}, "num_shards": {"minimum": 1, "maximum": 1024},
+    "n_step": {"minimum": 1, "maximum": 1000}, "num_frames": {"minimum": 1, "maximum": 1024},
+    "kernel_size": {"minimum": 1, "maximum": 1024, "items": {"minimum": 1, "maximum": 1024}},
+    "pool_size": {"minimum": 1, "maximum": 1024, "items": {"minimum": 1, "maximum": 1024}},
+    "strides": {"minimum": 1, "maximum": 1024, "items": {"minimum": 1, "maximum": 1024}},
+    "height": {"minimum": 1, "maximum": 1 << 14}, "width": {"minimum": 1, "maximum": 1 << 14},
+    "activation": {"enum": [*ACTIVATIONS, None]}, "value_activation": {"enum": list(ACTIVATIONS)},
+    "padding": {"enum": ["valid", "same"]}, "learning_rate": {"exclusiveMinimum": 0},
+    "discount": {"minimum": 0, "maximum": 1},
+}
+
+
+@functools.cache
+def argument_schemas(cls: type) -> dict[str, dict[str, Any]]:
+    """JSON schemas of ``cls``'s constructor arguments, derived once from their annotations (``int``,
+    ``float``, ``bool``, ``str``, ``Literal``, optional and sequence forms; anything else is left free) and
+    :data:`ARGUMENT_RULES` — so every registered component's spec is checked by type and range for free."""
+    schemas: dict[str, dict[str, Any]] = {}
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        try:
+            hints = typing.get_type_hints(init)
+        except Exception:  # an annotation that does not resolve: its arguments stay unchecked
+            hints = {}
+        for name, hint in hints.items():
+            schema = _schema_of(hint)
+            if name not in schemas and name != "return" and schema is not None:
+                schemas[name] = {**schema, **ARGUMENT_RULES.get(name, {})}
+        if klass is Component or "kwargs" not in inspect.signature(init).parameters:
+            break
+    return schemas
+
+
+def _schema_of(hint: Any) -> dict[str, Any] | None:
+    """A JSON schema for a type annotation, or None where it says nothing checkable."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if hint is bool:
+        return {"type": "boolean"}
+    if hint is int:
+        return {"type": "integer"}
+    if hint is float:
+        return {"type": "number"}
+    if hint is str:
+        return {"type": "string", "minLength": 1}
+    if hint is type(None):
+        return {"type": "null"}
+    if origin is typing.Literal:
+        return {"enum": list(args)}
+    if origin in (typing.Union, types.UnionType):
+        parts = [_schema_of(arg) for arg in args]
+        return None if any(part is None for part in parts) else {"anyOf": parts}
+    if origin in (list, tuple, collections.abc.Sequence) and args:
+        items = _schema_of(args[0])
+        return None if items is None else {"type": "array", "items": items}
+    return None
 
 
 # ----- validating ---------------------------------------------------------------------------------------------
@@ -188,6 +297,7 @@ def validate_config(config: Mapping[str, Any], schema: Mapping[str, Any],
     from jsonschema import Draft202012Validator, validators
     from jsonschema.exceptions import best_match
 
+    check_plain_json(config)
     merged = merge_defaults(defaults or {}, config)
     validator_class = validators.extend(Draft202012Validator, {COMPONENT_KEYWORD: _check_component})
     error = best_match(validator_class(dict(schema)).iter_errors(merged))
@@ -253,7 +363,7 @@ def section(properties: dict[str, Any]) -> dict[str, Any]:
             "properties": properties}
 
 
-POSITIVE_INT: dict[str, Any] = {"type": "integer", "minimum": 1}
+POSITIVE_INT: dict[str, Any] = {"type": "integer", "minimum": 1, "maximum": (1 << 31) - 1}  # counts, sizes: int32
 UNITS: dict[str, Any] = {"type": "array", "items": POSITIVE_INT}
 PROBABILITY: dict[str, Any] = {"type": "number", "minimum": 0, "maximum": 1}
 OPTIMIZER: dict[str, Any] = component_spec(

@@ -53,7 +53,7 @@ SCHEMA: dict[str, Any] = with_execution(section({
     "discount": PROBABILITY,
     "preprocessing": {"type": "array", "items": component_spec("preprocessor")},
     "policy": section({"network": _NETWORK}),
-    "critic": section({"network": _NETWORK, "num_critics": POSITIVE_INT}),
+    "critic": section({"network": _NETWORK, "num_critics": {"type": "integer", "minimum": 1, "maximum": 32}}),
     "temperature": section({
         "initial_alpha": {"type": "number", "exclusiveMinimum": 0},
         "learn_alpha": {"type": "boolean"},

@@ -74,7 +74,7 @@ def test_component_errors_after_the_schema_name_their_section():
     error = config_error(preprocessing=[{"type": "frame_stack", "num_frames": 4}])
     assert error.key_path == "preprocessing/0/type" and "stateless" in str(error)
     error = config_error(policy={"network": [{"type": "dense", "units": "many"}]})
-    assert error.key_path == "policy" and "many" in str(error)
+    assert error.key_path == "policy/network/0/units" and "many" in str(error)  # the schema of dense's arguments
 
 
 def test_defaults_merge_section_by_section():

@@ -56,7 +56,7 @@ def test_component_errors_after_the_schema_name_their_section():
     error = config_error(preprocessing=[{"type": "frame_stack", "num_frames": 4}])
     assert error.key_path == "preprocessing/0/type" and "stateless" in str(error)
     error = config_error(policy={"network": [{"type": "dense", "units": "many"}]})
-    assert error.key_path == "policy" and "many" in str(error)
+    assert error.key_path == "policy/network/0/units" and "many" in str(error)
     error = config_error(policy={"distribution": "beta"})  # a beta distribution for discrete actions
     assert error.key_path.startswith("policy"), str(error)
 

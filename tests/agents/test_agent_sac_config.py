@@ -61,7 +61,7 @@ def test_errors_name_the_json_path_and_what_is_allowed(sections, path, expected)
 
 def test_component_errors_after_the_schema_name_their_section():
     error = config_error(critic={"network": [{"type": "dense", "units": "many"}]})
-    assert error.key_path == "critic" and "many" in str(error)
+    assert error.key_path == "critic/network/0/units" and "many" in str(error)
     error = config_error(preprocessing=[{"type": "frame_stack", "num_frames": 4}])
     assert error.key_path == "preprocessing/0/type" and "stateless" in str(error)
     error = config_error(optimizers={"critic": {"type": "adam", "learning_rate": 0.1, "beta1": 1.5}})

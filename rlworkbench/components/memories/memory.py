@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
 from rlworkbench.errors import ConfigError, SpaceError
@@ -42,11 +44,23 @@ class Memory(Component):
 
     def create_variables(self, input_spaces: dict[str, Space]) -> None:
         self.record_space = record_space_of(input_spaces["records"])
+        self._check_fits_in_memory()
         self.buffers = {key: self.create_variable(f"records/{key}" if key else "records", (self.capacity, *leaf.shape),
                                                   str(leaf.dtype), trainable=False)
                         for key, leaf in self.record_space.flatten().items()}
         self.index = self.create_variable("index", (), "int64", trainable=False)
         self.size = self.create_variable("size", (), "int64", trainable=False)
+
+    def _check_fits_in_memory(self) -> None:
+        """A ConfigError before allocating, when ``capacity`` records would not fit in the memory available."""
+        record_bytes = sum(int(np.prod(leaf.shape)) * np.dtype(str(leaf.dtype)).itemsize
+                           for leaf in self.record_space.flatten().values())
+        needed, available = self.capacity * record_bytes, available_memory_bytes()
+        if available is not None and needed > available:
+            raise ConfigError("the memory would not fit in this machine's memory", component=self.path,
+                              argument="capacity", expected=f"capacity x {record_bytes} bytes per record <= "
+                              f"{available / 2**30:.1f} GiB available", got=f"{self.capacity} records = "
+                              f"{needed / 2**30:.1f} GiB")
 
     @api
     @graph_fn(output_spaces=lambda memory: IntBox(0, memory.capacity + 1))  # declared: a count in [0, capacity]
@@ -75,3 +89,15 @@ class Memory(Component):
     def oldest_slot(self) -> Any:
         """The slot of the oldest record stored."""
         return (self.index - self.size) % self.capacity
+
+
+def available_memory_bytes() -> int | None:
+    """Memory this process could still allocate (``MemAvailable`` on Linux; None where it cannot be read)."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
