@@ -13,13 +13,20 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _seed(text: str) -> int:
+    value = int(text)
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"expected a seed in [0, 2**63), got {text}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rlworkbench", description="rlworkbench command line")
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="build a composed component from a Gymnasium env and exercise it")
     demo.add_argument("--env", default="CartPole-v1")
     demo.add_argument("--backend", default="torch")
-    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--seed", type=_seed, default=0)
 
     train = commands.add_parser("train", help="train an agent from a config on a Gymnasium env",
                                 description="Train an agent (Agent.from_env(env, config, backend)) with a local "
@@ -32,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--logdir", default="runs", help="parent of the run directory (default: runs/)")
     train.add_argument("--num-envs", type=_positive_int, default=1, help="sub-envs in the vector env")
     train.add_argument("--vector-mode", default="sync", choices=("sync", "async"))
-    train.add_argument("--seed", type=int, default=None)
+    train.add_argument("--seed", type=_seed, default=None)
     train.add_argument("--checkpoint-every", type=_positive_int, default=None, metavar="N",
                        help="save a checkpoint every N timesteps (a final one is always saved)")
     train.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -48,61 +55,53 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> None:
+    """Runs a command; a user's error (a bad config, env, option, path or checkpoint, a cluster that refuses) exits
+    2 with one paragraph saying what and where — never a traceback."""
+    from rlworkbench.errors import RLWorkbenchError
+
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command == "demo":
-        from rlworkbench.demo import run
-
-        run(args.env, args.backend, args.seed)
-    elif args.command == "train":
-        _train(args)
-    elif args.command == "graph":
-        _graph(args)
-    elif args.command in ("submit", "runs"):
-        _cluster(args)
+    command = {"demo": _demo, "train": _train, "graph": _graph, "submit": _cluster, "runs": _cluster}[args.command]
+    try:
+        status = command(args)
+    except (RLWorkbenchError, OSError) as error:
+        print(f"rlworkbench {args.command}: error: {type(error).__name__}: {error}", file=sys.stderr)
+        raise SystemExit(2) from error
+    if status:
+        raise SystemExit(status)
 
 
-def _train(args: argparse.Namespace) -> None:
-    from rlworkbench.errors import ConfigError
+def _demo(args: argparse.Namespace) -> int:
+    from rlworkbench.demo import run
+
+    run(args.env, args.backend, args.seed)
+    return 0
+
+
+def _train(args: argparse.Namespace) -> int:
     from rlworkbench.execution import train
 
-    try:
-        result = train(args.config, args.env, backend=args.backend, timesteps=args.timesteps, logdir=args.logdir,
-                       num_envs=args.num_envs, seed=args.seed, checkpoint_every=args.checkpoint_every,
-                       vector_mode=args.vector_mode, progress=not args.no_progress, threads=args.threads)
-    except ConfigError as error:
-        print(f"rlworkbench train: error: {error}", file=sys.stderr)
-        raise SystemExit(2) from error
+    result = train(args.config, args.env, backend=args.backend, timesteps=args.timesteps, logdir=args.logdir,
+                   num_envs=args.num_envs, seed=args.seed, checkpoint_every=args.checkpoint_every,
+                   vector_mode=args.vector_mode, progress=not args.no_progress, threads=args.threads)
     print(result.summary_table())
     print(f"run directory: {result.run_dir}")
     print(f"final checkpoint: {result.checkpoint}")
+    return 0
 
 
-def _cluster(args: argparse.Namespace) -> None:
-    from rlworkbench.errors import ClusterError, ConfigError
+def _cluster(args: argparse.Namespace) -> int:
     from rlworkbench.workbench.cluster import cli
 
-    try:
-        status = cli.submit(args) if args.command == "submit" else cli.runs(args)
-    except (ConfigError, ClusterError) as error:
-        print(f"rlworkbench {args.command}: error: {error}", file=sys.stderr)
-        raise SystemExit(2) from error
-    if status:
-        raise SystemExit(status)
+    return cli.submit(args) if args.command == "submit" else cli.runs(args)
 
 
-def _graph(args: argparse.Namespace) -> None:
-    from rlworkbench.errors import ConfigError, SpaceError
+def _graph(args: argparse.Namespace) -> int:
     from rlworkbench.visualize.cli_graph import run
 
-    try:
-        status = run(args)
-    except (ConfigError, SpaceError) as error:  # bad config, env, option, or a config that does not fit the env
-        print(f"rlworkbench graph: error: {error}", file=sys.stderr)
-        raise SystemExit(2) from error
+    status = run(args)  # 1: a stuck build, drawn
     print(f"{'stuck build drawn' if status else 'graph drawn'}: {args.output}")
-    if status:
-        raise SystemExit(status)
+    return status
 
 
 if __name__ == "__main__":

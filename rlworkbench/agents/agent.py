@@ -318,8 +318,8 @@ class Agent(abc.ABC):
         current = self.get_weights()
         arrays, state = read_checkpoint(directory)
         if state.get("agent_type") != self.type_name:
-            raise CheckpointError("the checkpoint is of another agent type", expected=self.type_name,
-                                  got=state.get("agent_type"))
+            raise CheckpointError("the checkpoint is of another agent type", key_path="agent_type",
+                                  expected=self.type_name, got=repr(state.get("agent_type")))
         missing, unknown = sorted(set(current) - set(arrays)), sorted(set(arrays) - set(current))
         if missing or unknown:
             raise CheckpointError("the checkpoint's variables differ from the agent's", expected="the same names",
@@ -331,10 +331,12 @@ class Agent(abc.ABC):
                                       got=f"{array.shape} {array.dtype}")
         counters = state.get("counters", {})
         if sorted(counters) != sorted(COUNTERS) or not all(isinstance(v, int) for v in counters.values()):
-            raise CheckpointError("bad counters in the checkpoint", expected=list(COUNTERS), got=counters)
+            raise CheckpointError("bad counters in the checkpoint", key_path="counters", expected=list(COUNTERS),
+                                  got=counters)
         stream = state.get("random_stream")
         if not is_stream(stream):
-            raise CheckpointError("bad random stream in the checkpoint", expected="an int >= 0", got=stream)
+            raise CheckpointError("bad random stream in the checkpoint", key_path="random_stream",
+                                  expected="an int >= 0", got=repr(stream))
         self.set_weights(arrays)
         for name in COUNTERS:
             setattr(self, name, counters[name])
@@ -381,12 +383,16 @@ class Agent(abc.ABC):
 def _as_batch(value: Any, space: Space, argument: str) -> tuple[Any, bool]:
     """``(batch, single)``: ``value`` as NumPy leaves with a batch axis (added when ``value`` is one unbatched
     value of ``space``)."""
-    if isinstance(space, ContainerSpace):
-        value = nest.map_structure(np.asarray, value)
-        flat, leaves = space.flatten(value), space.flatten()
-    else:
-        value = np.asarray(value)
-        flat, leaves = {"": value}, {"": space}
+    try:
+        if isinstance(space, ContainerSpace):
+            value = nest.map_structure(np.asarray, value)
+            flat, leaves = space.flatten(value), space.flatten()
+        else:
+            value = np.asarray(value)
+            flat, leaves = {"": value}, {"": space}
+    except (ValueError, TypeError, KeyError) as error:  # ragged lists, another structure
+        raise SpaceError(f"not a value or batch of the space: {error}", argument=argument,
+                         expected=str(space), got=repr(value)[:80]) from None
     key, leaf_space = next(iter(leaves.items()))
     shape = np.shape(flat[key])
     if len(shape) == leaf_space.rank:

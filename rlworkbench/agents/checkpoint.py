@@ -102,9 +102,9 @@ def read_checkpoint(directory: str | Path) -> tuple[dict[str, np.ndarray], dict[
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
         raise CheckpointError(f"unreadable {MANIFEST}: {type(error).__name__}: {error}", got=str(directory)) from None
     if not isinstance(state, dict) or state.get("format") != FORMAT_VERSION:
-        got = state.get("format") if isinstance(state, dict) else type(state).__name__
+        got = repr(state.get("format")) if isinstance(state, dict) else type(state).__name__
         raise CheckpointError("unknown checkpoint format (a checkpoint of another rlworkbench version; format 1 "
-                              "had no checksums)", expected=f"format {FORMAT_VERSION}", got=got)
+                              "had no checksums)", key_path="format", expected=f"format {FORMAT_VERSION}", got=got)
     _check_manifest(state)
     if state["checksum"] != _manifest_digest(state):
         raise CheckpointError(f"{MANIFEST} was changed after it was written (its checksum does not match)",

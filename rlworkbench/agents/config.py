@@ -170,6 +170,7 @@ def known_types_of(kind: str) -> list[str]:
     return sorted(name for name, cls in registered().items() if KINDS[kind](cls))
 
 
+@functools.cache
 def constructor_arguments(cls: type) -> tuple[set[str], set[str]]:
     """``(accepted, required)`` keyword arguments of ``cls(...)``: its ``__init__``'s and, while they pass
     ``**kwargs`` on, its bases' (down to :class:`Component`, which takes ``name`` and ``device``). Only the first
@@ -299,11 +300,17 @@ def validate_config(config: Mapping[str, Any], schema: Mapping[str, Any],
 
     check_plain_json(config)
     merged = merge_defaults(defaults or {}, config)
-    validator_class = validators.extend(Draft202012Validator, {COMPONENT_KEYWORD: _check_component})
-    error = best_match(validator_class(dict(schema)).iter_errors(merged))
+    cached = _VALIDATORS.get(id(schema))
+    if cached is None or cached[0] is not schema:  # one validator per schema object (building one takes ms)
+        validator_class = validators.extend(Draft202012Validator, {COMPONENT_KEYWORD: _check_component})
+        cached = _VALIDATORS[id(schema)] = (schema, validator_class(dict(schema)))
+    error = best_match(cached[1].iter_errors(merged))
     if error is not None:
         raise _config_error(error)
     return merged
+
+
+_VALIDATORS: dict[int, tuple[Mapping[str, Any], Any]] = {}  # id(schema) -> (the schema, kept alive; its validator)
 
 
 def _config_error(error: Any) -> ConfigError:

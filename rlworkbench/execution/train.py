@@ -70,10 +70,10 @@ def train(config: str | Path | dict[str, Any], env: str = "CartPole-v1", *, back
     name = config_name(config, agent_config)
     if threads is not None:
         get_backend(backend).limit_threads(threads)
-    run_dir = start_run_dir(logdir, f"{name}-{env}-{backend}", agent_config)
     vector_env = make_vector_env(env, num_envs, vector_mode, seed)
     try:
         agent = (agent_factory or agent_from_env)(vector_env, agent_config, backend=backend, seed=seed)
+        run_dir = start_run_dir(logdir, f"{name}-{env}-{backend}", agent_config)  # once config, env, agent are good
         checkpointer = Checkpointer(agent, run_dir / "checkpoints", checkpoint_every)
         with Worker(agent, vector_env, seed=seed, logdir=run_dir, progress=progress,
                     callback=checkpointer if checkpoint_every else None,
@@ -87,7 +87,15 @@ def train(config: str | Path | dict[str, Any], env: str = "CartPole-v1", *, back
 # ----- the pieces of a run, shared with the notebook's promote() -------------------------------------------------
 def start_run_dir(logdir: str | Path, stem: str, config: dict[str, Any], name: str | None = None) -> Path:
     """A new run directory ``<logdir>/<stem>-<YYYYmmdd-HHMMSS>[-n]`` (or exactly ``<logdir>/<name>``, which must
-    not exist yet) holding ``config.json``."""
+    not exist yet) holding ``config.json``; a ConfigError naming ``logdir`` if it cannot be made there."""
+    try:
+        return _start_run_dir(Path(logdir), stem, config, name)
+    except OSError as error:
+        raise ConfigError(f"cannot make the run directory: {error.strerror or error}", argument="logdir",
+                          expected="a writable directory", got=str(logdir)) from None
+
+
+def _start_run_dir(logdir: Path, stem: str, config: dict[str, Any], name: str | None) -> Path:
     run_dir = _new_run_dir(Path(logdir), stem) if name is None else _named_run_dir(Path(logdir), name)
     (run_dir / "config.json").write_text(json.dumps(config, indent=2))
     return run_dir
