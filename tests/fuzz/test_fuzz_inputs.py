@@ -78,9 +78,10 @@ def test_mutated_observe_and_get_actions_are_refused_cleanly_or_work(kind, tally
                 [("next_states", value) for value in STATE_MUTATIONS] + \
                 [("actions", value) for value in action_mutations(space_name)] + \
                 [(argument, value) for argument, values in OTHER_MUTATIONS.items() for value in values]
-        for argument, value in cases:
-            if kind == "sac" and isinstance(value, np.ndarray) and value.shape[-1:] == (4,):
-                value = value[..., :3]  # the same mutation for Pendulum's 3 numbers
+        for argument, mutated in cases:
+            value = mutated
+            if kind == "sac" and isinstance(mutated, np.ndarray) and mutated.shape[-1:] == (4,):
+                value = mutated[..., :3]  # the same mutation for Pendulum's 3 numbers
             _observe_case(agent, valid, argument, value, f"{kind}: observe({argument}={_short(value)})")
             tally["observe mutations"] += 1
         for value in STATE_MUTATIONS:
