@@ -17,6 +17,7 @@ preprocessed inputs are the ``preprocess`` method's own output space (:data:`PRE
 from __future__ import annotations
 
 import abc
+import functools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -409,7 +410,7 @@ def _check_rows(value: Any, space: Space, count: int, argument: str, float_bound
     bounds; with ``float_bounds=False`` float leaves need only be finite: real envs' observations stray out of
     their declared boxes) with ``count`` rows; a SpaceError naming the argument and key path otherwise."""
     try:
-        space.with_batch_rank().check(value)
+        _batched(space).check(value)
     except SpaceError as error:
         leaf = space.flatten().get(error.key_path or "")
         relaxed = (not float_bounds and isinstance(leaf, FloatBox) and "out of bounds" in error.message
@@ -421,6 +422,12 @@ def _check_rows(value: Any, space: Space, count: int, argument: str, float_bound
         if rows != count:
             raise SpaceError("one value per row of the states", argument=argument, key_path=key or None,
                              expected=f"{count} rows", got=f"shape {np.shape(leaf)}")
+
+
+@functools.lru_cache(maxsize=64)
+def _batched(space: Space) -> Space:
+    """``space.with_batch_rank()``, made once per space (observe checks every call against it)."""
+    return space.with_batch_rank()
 
 
 def _terminals(value: Any, count: int) -> np.ndarray:

@@ -129,10 +129,15 @@ class Optimizer(Component):
             grads = self.ops.clip_by_global_norm(grads, self.clip_grad_norm,
                                                  norm if self.clip_grad_value is None else None)
         step = self.ops.cast(self.steps, "float32") + 1.0  # 1 on the first update
-        self.apply_gradients(grads, step)
-        self.ops.assign_add(self.steps, 1)
-        if self.replicated:  # every tower continues from the updated weights
-            self.ops.assign_all(self.replica_variables, self.replica_values)
+
+        def apply() -> None:
+            self.apply_gradients(grads, step)
+            self.ops.assign_add(self.steps, 1)
+            if self.replicated:  # every tower continues from the updated weights
+                self.ops.assign_all(self.replica_variables, self.replica_values)
+
+        # the numerical guard: a loss or gradient that is not finite changes no variable (its metrics say so)
+        self.ops.apply_if_finite([loss, norm], apply)
         return loss, norm
 
     def _replica_gradients(self, loss: Any) -> list[Any]:

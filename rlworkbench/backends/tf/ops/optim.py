@@ -9,7 +9,7 @@ and epsilon inside the square root), so it is a few element-wise ops per variabl
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import tensorflow as tf
 
@@ -82,5 +82,18 @@ def assign_all(variables: Sequence[tf.Variable], values: Sequence[Tensor]) -> No
             variable.assign(value)
 
 
-__all__ = ["adam_update", "add_n_on", "assign_all", "clip_by_global_norm", "global_norm", "rmsprop_update",
-           "sgd_update"]
+def apply_if_finite(values: Sequence[Tensor], apply: Callable[[], None]) -> Tensor:
+    """Runs ``apply()`` (an update's assignments) only if every value (the loss, the gradient norm) is finite —
+    a ``tf.cond`` in a traced function; returns whether it ran, as a bool tensor. A non-finite update changes no
+    variable."""
+    finite = tf.reduce_all(tf.stack([tf.reduce_all(tf.math.is_finite(value)) for value in values]))
+
+    def run() -> Tensor:
+        apply()
+        return tf.constant(True)
+
+    return tf.cond(finite, run, lambda: tf.constant(False))
+
+
+__all__ = ["adam_update", "add_n_on", "apply_if_finite", "assign_all", "clip_by_global_norm", "global_norm",
+           "rmsprop_update", "sgd_update"]

@@ -9,7 +9,7 @@ contiguous tensor it is); a variable whose slots or gradient lie otherwise goes 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import torch
 
@@ -113,5 +113,15 @@ def assign_all(variables: Sequence[Tensor], values: Sequence[Tensor]) -> None:
         torch._foreach_copy_(list(variables), [v.detach() for v in values])
 
 
-__all__ = ["adam_update", "add_n_on", "assign_all", "clip_by_global_norm", "global_norm", "rmsprop_update",
-           "sgd_update"]
+def apply_if_finite(values: Sequence[Tensor], apply: Callable[[], None]) -> Tensor:
+    """Runs ``apply()`` (an update's assignments) only if every value (the loss, the gradient norm) is finite;
+    returns whether it ran, as a bool tensor. A non-finite update changes no variable."""
+    with torch.no_grad():
+        finite = all(bool(torch.isfinite(value).all()) for value in values)  # scalars: one check each
+    if finite:
+        apply()
+    return torch.tensor(finite)
+
+
+__all__ = ["adam_update", "add_n_on", "apply_if_finite", "assign_all", "clip_by_global_norm", "global_norm",
+           "rmsprop_update", "sgd_update"]
