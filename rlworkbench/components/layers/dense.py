@@ -34,8 +34,11 @@ class Dense(Layer):
         self.bias = self.create_variable("bias", (self.units,), initializer=self.bias_initializer) \
             if self.use_bias else None
         self.activation_fn = self.ops.activation(self.activation)
+        self.cast_inputs = str(space.dtype) != "float32"  # float64 (or 16) observations meet float32 weights
 
     @api
     @graph_fn
     def apply(self, inputs: Any) -> Any:
+        if self.cast_inputs:
+            inputs = self.ops.cast(inputs, "float32")
         return self.activation_fn(self.ops.dense(inputs, self.kernel, self.bias))

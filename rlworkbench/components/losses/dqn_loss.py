@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from rlworkbench.components.losses.common import (
     check_box,
     check_config,
@@ -59,6 +61,8 @@ class DQNLoss(Component):
         check_box(input_spaces["rewards"], "rewards", "f", (), ranks)
         check_items(input_spaces, "rewards", actions="iu", terminals="biuf", importance_weights="f")
         self.dtype = str(q_space.dtype)
+        low = getattr(input_spaces["actions"], "low", 0)  # Discrete(n, start=k): actions k..k+n-1 are Q-columns 0..n-1
+        self.action_offset = int(np.min(low)) if np.size(low) else 0
 
     @api
     @graph_fn(returns=3)
@@ -72,6 +76,8 @@ class DQNLoss(Component):
             best = ops.reduce_max(target_q_values_sp, -1)
         not_done = 1.0 - ops.cast(terminals, self.dtype)
         target = ops.stop_gradient(rewards + self.discount ** self.n_step * not_done * best)
+        if self.action_offset:
+            actions = actions - self.action_offset
         td_errors = target - ops.select_by_index(q_values_s, actions)
         per_item = ops.huber(td_errors, self.huber_delta) if self.huber_loss else 0.5 * ops.square(td_errors)
         if importance_weights is not None:
