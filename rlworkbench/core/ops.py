@@ -309,6 +309,10 @@ class Ops(Protocol):
         """``variables[i] = values[i]`` for every ``i``, each value copied to its variable's device (replicas made
         equal to their variable after an update)."""
 
+    def apply_if_finite(self, values: Sequence[Tensor], apply: Callable[[], None]) -> Tensor:
+        """Runs ``apply()`` (an update's assignments) only when every value (the loss, the gradient norm) is finite;
+        whether it ran, as a bool tensor. The numerical guard: a non-finite update changes no variable."""
+
     def sgd_update(self, variables: Sequence[Variable], grads: Sequence[Tensor], velocities: Sequence[Variable],
                    learning_rate: float, momentum: float) -> None:
         """SGD, in place: ``var -= lr g``; with ``velocities`` (one per variable, for momentum) ``vel = momentum

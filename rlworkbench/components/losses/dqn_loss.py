@@ -61,8 +61,9 @@ class DQNLoss(Component):
         check_box(input_spaces["rewards"], "rewards", "f", (), ranks)
         check_items(input_spaces, "rewards", actions="iu", terminals="biuf", importance_weights="f")
         self.dtype = str(q_space.dtype)
-        low = getattr(input_spaces["actions"], "low", 0)  # Discrete(n, start=k): actions k..k+n-1 are Q-columns 0..n-1
-        self.action_offset = int(np.min(low)) if np.size(low) else 0
+        low = np.asarray(getattr(input_spaces["actions"], "low", 0), dtype=np.float64)
+        # Discrete(n, start=k): actions k..k+n-1 are Q-columns 0..n-1 (an unbounded space has no offset)
+        self.action_offset = int(low.min()) if low.size and np.all(np.isfinite(low)) else 0
 
     @api
     @graph_fn(returns=3)
