@@ -17,7 +17,6 @@ preprocessed inputs are the ``preprocess`` method's own output space (:data:`PRE
 from __future__ import annotations
 
 import abc
-import functools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -28,6 +27,7 @@ from rlworkbench import nest
 from rlworkbench.agents import towers
 from rlworkbench.agents.checkpoint import read_checkpoint, write_checkpoint
 from rlworkbench.agents.config import load_config, validate_config
+from rlworkbench.agents.input_checks import check_rows, finite_per_row, terminals_of
 from rlworkbench.agents.preprocessed_states import PreprocessedStates
 from rlworkbench.agents.random_streams import is_stream, new_stream, reseed_generators
 from rlworkbench.agents.registry import agent_class
@@ -35,7 +35,7 @@ from rlworkbench.agents.transitions import EpisodeTracker
 from rlworkbench.core.builder import OutputSpaceOf, build
 from rlworkbench.drawable import pretty_with_draw_hint
 from rlworkbench.errors import BuildError, CheckpointError, ConfigError, SpaceError
-from rlworkbench.spaces import ContainerSpace, FloatBox, Space, as_space
+from rlworkbench.spaces import ContainerSpace, Space, as_space
 
 if TYPE_CHECKING:
     import gymnasium
@@ -257,13 +257,10 @@ class Agent(abc.ABC):
             raise SpaceError(f"actions are not arrays: {error}", argument="actions") from None
         for argument, value, space in (("states", states, self.state_space), ("next_states", next_states,
                                        self.state_space), ("actions", actions, self.action_space)):
-            _check_rows(value, space, count, argument,  # everything is checked before anything is stored
+            check_rows(value, space, count, argument,  # everything is checked before anything is stored
                         float_bounds=argument == "actions" and self.float_actions_in_bounds)
-        rewards = _per_row(rewards, count, np.float32, "rewards")
-        if not np.all(np.isfinite(rewards)):
-            raise SpaceError("rewards must be finite", argument="rewards", expected="finite numbers",
-                             got=rewards.tolist()[:8])
-        terminals = _terminals(terminals, count)
+        rewards = finite_per_row(rewards, count, "rewards")
+        terminals = terminals_of(terminals, count)
         env_ids = list(range(count)) if env_id is None else list(np.atleast_1d(env_id).tolist())
         if len(env_ids) != count:
             raise SpaceError("one env_id per row", argument="env_id", expected=count, got=len(env_ids))
@@ -403,52 +400,3 @@ def _as_batch(value: Any, space: Space, argument: str) -> tuple[Any, bool]:
                          key_path=key or None, expected=f"rank {leaf_space.rank} or {leaf_space.rank + 1} "
                          f"(core shape {leaf_space.shape})", got=f"shape {shape}")
     return value, False
-
-
-def _check_rows(value: Any, space: Space, count: int, argument: str, float_bounds: bool = True) -> None:
-    """``value`` is ``count`` rows of ``space``: each leaf in the space (dtype, shape, bounds — NaN is out of any
-    bounds; with ``float_bounds=False`` float leaves need only be finite: real envs' observations stray out of
-    their declared boxes) with ``count`` rows; a SpaceError naming the argument and key path otherwise."""
-    try:
-        _batched(space).check(value)
-    except SpaceError as error:
-        leaf = space.flatten().get(error.key_path or "")
-        relaxed = (not float_bounds and isinstance(leaf, FloatBox) and "out of bounds" in error.message
-                   and np.all(np.isfinite(space.flatten(value)[error.key_path or ""])))
-        if not relaxed:
-            raise error.add_context(argument=argument) from None
-    for key, leaf in space.flatten(value).items():
-        rows = np.shape(leaf)[0] if np.ndim(leaf) else None
-        if rows != count:
-            raise SpaceError("one value per row of the states", argument=argument, key_path=key or None,
-                             expected=f"{count} rows", got=f"shape {np.shape(leaf)}")
-
-
-@functools.lru_cache(maxsize=64)
-def _batched(space: Space) -> Space:
-    """``space.with_batch_rank()``, made once per space (observe checks every call against it)."""
-    return space.with_batch_rank()
-
-
-def _terminals(value: Any, count: int) -> np.ndarray:
-    """Booleans, or numbers that are 0 or 1 — never strings (``bool("no")`` is True)."""
-    try:
-        array = np.asarray(value)
-    except (ValueError, TypeError) as error:
-        raise SpaceError(f"terminals are not an array: {error}", argument="terminals") from None
-    if array.dtype.kind not in "biuf" or (array.dtype.kind != "b" and not np.all((array == 0) | (array == 1))):
-        raise SpaceError("terminals are booleans (or 0/1)", argument="terminals", expected="bool per row",
-                         got=f"{array.dtype} {array.reshape(-1)[:8].tolist()}")
-    return _per_row(array, count, bool, "terminals")
-
-
-def _per_row(value: Any, count: int, dtype: Any, argument: str) -> np.ndarray:
-    try:
-        array = np.asarray(value, dtype=dtype)
-    except (ValueError, TypeError) as error:
-        raise SpaceError(f"{argument} are not numbers: {error}", argument=argument, expected=f"{count} numbers",
-                         got=repr(value)[:80]) from None
-    if array.size != count:
-        raise SpaceError("needs one value per row of the states", argument=argument, expected=count,
-                         got=f"shape {array.shape}")
-    return array.reshape(count)

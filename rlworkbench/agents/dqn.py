@@ -11,6 +11,7 @@ from rlworkbench.agents.agent import PREPROCESSED, Agent
 from rlworkbench.agents.config import config_section
 from rlworkbench.agents.dqn_config import DEFAULTS, SCHEMA
 from rlworkbench.agents.dqn_graph import DQNGraph
+from rlworkbench.agents.input_checks import checked_transition_batch
 from rlworkbench.agents.registry import register_agent
 from rlworkbench.agents.replay_root import stateless_preprocessor
 from rlworkbench.agents.transitions import NStepAccumulator, check_batch_keys
@@ -183,8 +184,10 @@ class DQNAgent(Agent):
 
     def _external_batch(self, batch: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]]:
         check_batch_keys(batch, BATCH_KEYS, optional=("importance_weights",))
-        rewards = np.asarray(batch["rewards"], dtype=np.float32)
+        batch = checked_transition_batch(batch, self.preprocessed_space.strip_ranks(), self.action_space,
+                                         self.float_actions_in_bounds)
+        rewards = batch["rewards"]
         weights = batch.get("importance_weights")
-        weights = np.ones_like(rewards) if weights is None else np.asarray(weights, dtype=np.float32)
-        return [batch["states"], np.asarray(batch["actions"]), rewards, np.asarray(batch["terminals"], dtype=bool)], \
+        weights = np.ones_like(rewards) if weights is None else weights
+        return [batch["states"], batch["actions"], rewards, batch["terminals"]], \
             {"next_preprocessed_states": batch["next_states"], "importance_weights": weights}

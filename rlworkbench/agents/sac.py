@@ -10,6 +10,7 @@ import numpy as np
 
 from rlworkbench.agents.agent import PREPROCESSED, Agent
 from rlworkbench.agents.config import config_section
+from rlworkbench.agents.input_checks import checked_transition_batch
 from rlworkbench.agents.policy_root import PolicyActing
 from rlworkbench.agents.registry import register_agent
 from rlworkbench.agents.replay_root import stateless_preprocessor
@@ -152,8 +153,9 @@ class SACAgent(PolicyActing, Agent):
         metrics["entropy"] = -float(np.mean(outputs[-1]))
         return metrics
 
-    @staticmethod
-    def _external_batch(batch: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+    def _external_batch(self, batch: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]]:
         check_batch_keys(batch, BATCH_KEYS)
-        return [batch["states"], np.asarray(batch["actions"]), np.asarray(batch["rewards"], dtype=np.float32),
-                np.asarray(batch["terminals"], dtype=bool)], {"next_preprocessed_states": batch["next_states"]}
+        batch = checked_transition_batch(batch, self.preprocessed_space.strip_ranks(), self.action_space,
+                                         self.float_actions_in_bounds)
+        return [batch["states"], batch["actions"], batch["rewards"], batch["terminals"]], \
+            {"next_preprocessed_states": batch["next_states"]}

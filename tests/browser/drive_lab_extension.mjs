@@ -8,7 +8,7 @@
 // Prints one JSON object on stdout: what was seen, and `problems`.
 import { readFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { chromium } from 'playwright-core';
+import { drivePage } from './browser_session.mjs';
 
 const cfg = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const result = { problems: [], console_errors: [], short_run: [], long_run: [], timings_s: {} };
@@ -126,23 +126,6 @@ async function run(page) {
   result.screenshot_graph = await shot(page, cfg.screenshots.graph);
 }
 
-const browser = await chromium.launch({ executablePath: cfg.chromium, args: cfg.chromium_args, timeout: 60000 });
-let exitCode = 0;
-try {
-  const page = await browser.newPage({ viewport: cfg.viewport });
-  page.on('console', (m) => { if (m.type() === 'error') result.console_errors.push(m.text().slice(0, 500)); });
-  page.on('pageerror', (e) => result.console_errors.push(`pageerror: ${e.message.slice(0, 500)}`));
-  try {
-    await run(page);
-  } catch (err) {
-    result.fatal = err.message;
-    result.problems.push(`driver stopped: ${err.message.split('\n')[0]}`);
-    exitCode = 2;
-    await shot(page, cfg.screenshots.failure).catch(() => {});
-  }
-} finally {
-  await browser.close();
-}
-result.seconds = Number(((Date.now() - started) / 1000).toFixed(1));
-process.stdout.write(`${JSON.stringify(result)}\n`);
-process.exit(exitCode);
+await drivePage(cfg, result, started, run, async (page, exitCode) => {
+  if (exitCode) await shot(page, cfg.screenshots.failure).catch(() => {});
+});

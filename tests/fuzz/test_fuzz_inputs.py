@@ -84,6 +84,12 @@ def test_mutated_observe_and_get_actions_are_refused_cleanly_or_work(kind, tally
                 value = mutated[..., :3]  # the same mutation for Pendulum's 3 numbers
             _observe_case(agent, valid, argument, value, f"{kind}: observe({argument}={_short(value)})")
             tally["observe mutations"] += 1
+        for argument, mutated in cases:
+            value = mutated
+            if kind == "sac" and isinstance(mutated, np.ndarray) and mutated.shape[-1:] == (4,):
+                value = mutated[..., :3]
+            _update_case(agent, valid, argument, value, f"{kind}: update({argument}={_short(value)})")
+            tally["update batch mutations"] += 1
         for value in STATE_MUTATIONS:
             case = f"{kind}: get_actions({_short(value)})"
             try:
@@ -126,3 +132,18 @@ def _pending(agent):
     """The n-step accumulator's state, as text (None for agents without one)."""
     accumulator = getattr(agent, "n_step", None)
     return None if accumulator is None else repr(vars(accumulator))
+
+
+def _update_case(agent, valid, argument, value, case):
+    """An outside update batch with one bad key: a typed error that changes no variable, or a finite update."""
+    batch = {**valid, argument: value}
+    before = agent.get_weights()
+    try:
+        metrics = agent.update(batch)
+    except RLWorkbenchError as error:
+        assert_names_a_place(error, case)
+        after = agent.get_weights()
+        for name, array in before.items():
+            assert np.array_equal(after[name], array, equal_nan=True), f"{case}: changed {name}"
+    else:
+        assert all(np.isfinite(v) for v in metrics.values()), f"{case}: {metrics}"

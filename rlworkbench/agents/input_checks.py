@@ -1,0 +1,102 @@
+"""Checks on what callers hand an agent — ``observe``'s transitions and ``update``'s outside batches — made before
+anything is stored or computed, so a bad value is a :class:`~rlworkbench.errors.SpaceError` naming its argument
+and key path on the call that got it, and nothing half-happens.
+
+Every leaf must lie in its space (dtype, shape, integer ranges; floats finite — NaN and infinity are out of any
+box; float bounds only where asked: real envs' observations stray out of their declared boxes, and PPO's Gaussian
+actions are stored unclipped), every argument must have one row per transition, rewards and importance weights
+must be finite, and terminals booleans or 0/1 (``bool("no")`` is True).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from rlworkbench import nest
+from rlworkbench.errors import SpaceError
+from rlworkbench.spaces import FloatBox, Space
+
+
+def check_rows(value: Any, space: Space, count: int, argument: str, float_bounds: bool = True) -> None:
+    """``value`` is ``count`` rows of ``space`` (see the module docstring); a SpaceError otherwise."""
+    try:
+        batched(space).check(value)
+    except SpaceError as error:
+        leaf = space.flatten().get(error.key_path or "")
+        relaxed = (not float_bounds and isinstance(leaf, FloatBox) and "out of bounds" in error.message
+                   and np.all(np.isfinite(space.flatten(value)[error.key_path or ""])))
+        if not relaxed:
+            raise error.add_context(argument=argument) from None
+    for key, leaf in space.flatten(value).items():
+        rows = np.shape(leaf)[0] if np.ndim(leaf) else None
+        if rows != count:
+            raise SpaceError("one value per row of the states", argument=argument, key_path=key or None,
+                             expected=f"{count} rows", got=f"shape {np.shape(leaf)}")
+
+
+@functools.lru_cache(maxsize=64)
+def batched(space: Space) -> Space:
+    """``space.with_batch_rank()``, made once per space (every observe is checked against it)."""
+    return space.with_batch_rank()
+
+
+def terminals_of(value: Any, count: int) -> np.ndarray:
+    """``count`` booleans from booleans or numbers that are 0 or 1 — never from strings."""
+    try:
+        array = np.asarray(value)
+    except (ValueError, TypeError) as error:
+        raise SpaceError(f"terminals are not an array: {error}", argument="terminals") from None
+    if array.dtype.kind not in "biuf" or (array.dtype.kind != "b" and not np.all((array == 0) | (array == 1))):
+        raise SpaceError("terminals are booleans (or 0/1)", argument="terminals", expected="bool per row",
+                         got=f"{array.dtype} {array.reshape(-1)[:8].tolist()}")
+    return per_row(array, count, bool, "terminals")
+
+
+def finite_per_row(value: Any, count: int, argument: str) -> np.ndarray:
+    """``count`` finite float32 numbers."""
+    array = per_row(value, count, np.float32, argument)
+    if not np.all(np.isfinite(array)):
+        raise SpaceError(f"{argument} must be finite", argument=argument, expected="finite numbers",
+                         got=array.tolist()[:8])
+    return array
+
+
+def per_row(value: Any, count: int, dtype: Any, argument: str) -> np.ndarray:
+    """``count`` values of ``dtype``, one per row."""
+    try:
+        array = np.asarray(value, dtype=dtype)
+    except (ValueError, TypeError) as error:
+        raise SpaceError(f"{argument} are not numbers: {error}", argument=argument, expected=f"{count} numbers",
+                         got=repr(value)[:80]) from None
+    if array.size != count:
+        raise SpaceError("needs one value per row of the states", argument=argument, expected=count,
+                         got=f"shape {array.shape}")
+    return array.reshape(count)
+
+
+def checked_transition_batch(batch: Mapping[str, Any], state_space: Space, action_space: Space,
+                             float_action_bounds: bool) -> dict[str, Any]:
+    """An outside update batch (``states``, ``actions``, ``rewards``, ``terminals``, ``next_states``, optionally
+    ``importance_weights``; states as the memory holds them) checked row by row; rewards, terminals and weights
+    come back as arrays of their dtypes."""
+    try:
+        states = {key: np.asarray(leaf) for key, leaf in state_space.flatten(batch["states"]).items()}
+    except (ValueError, TypeError, KeyError) as error:
+        raise SpaceError(f"states are not values of the state space: {error}", argument="states") from None
+    count = len(next(iter(states.values()))) if np.ndim(next(iter(states.values()))) else 0
+    check_rows(batch["states"], state_space, count, "states", float_bounds=False)
+    check_rows(batch["next_states"], state_space, count, "next_states", float_bounds=False)
+    try:
+        actions = nest.map_structure(np.asarray, batch["actions"])
+    except (ValueError, TypeError) as error:  # ragged lists
+        raise SpaceError(f"actions are not arrays: {error}", argument="actions") from None
+    check_rows(actions, action_space, count, "actions", float_bounds=float_action_bounds)
+    checked = {**batch, "actions": actions, "rewards": finite_per_row(batch["rewards"], count, "rewards"),
+               "terminals": terminals_of(batch["terminals"], count)}
+    if batch.get("importance_weights") is not None:
+        checked["importance_weights"] = finite_per_row(batch["importance_weights"], count, "importance_weights")
+    return checked
