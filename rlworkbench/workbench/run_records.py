@@ -29,9 +29,15 @@ RETURNS_KEPT = 60  #: the last episode returns a record carries (the panel's spa
 LIVE_STATES = ("starting", "running")
 
 
-def runs_dir() -> Path:
-    """``RLWORKBENCH_RUNS_DIR``, else ``~/.rlworkbench/runs``."""
-    return Path(os.environ.get("RLWORKBENCH_RUNS_DIR") or Path.home() / ".rlworkbench" / "runs").expanduser()
+OFF = "off"  #: ``RLWORKBENCH_RUNS_DIR=off``: runs publish no record (a cluster job's inner run: its notebook does)
+
+
+def runs_dir() -> Path | None:
+    """``RLWORKBENCH_RUNS_DIR``, else ``~/.rlworkbench/runs``; None when it is ``off``."""
+    setting = os.environ.get("RLWORKBENCH_RUNS_DIR")
+    if setting == OFF:
+        return None
+    return Path(setting or Path.home() / ".rlworkbench" / "runs").expanduser()
 
 
 def new_run_id() -> str:
@@ -63,18 +69,19 @@ class Heartbeat:
 
     def __init__(self, run: Any, directory: Path | None = None, interval: float = HEARTBEAT_SECONDS):
         self.run, self.interval = run, float(interval)
-        self.directory = Path(directory) if directory is not None else runs_dir()
+        self.directory = Path(directory) if directory is not None else runs_dir()  # None: publish nothing
         self.run_id, self.started = new_run_id(), time.time()
         self.failure: BaseException | None = None  #: why records could not be written (the run goes on)
         self._closed = threading.Event()
         self._thread = threading.Thread(target=self._main, name=f"rlworkbench-heartbeat-{self.run_id}", daemon=True)
 
     @property
-    def path(self) -> Path:
-        return self.directory / f"{self.run_id}.json"
+    def path(self) -> Path | None:
+        return None if self.directory is None else self.directory / f"{self.run_id}.json"
 
     def start(self) -> Heartbeat:
-        self._thread.start()
+        if self.directory is not None:
+            self._thread.start()
         return self
 
     def close(self) -> None:
@@ -123,7 +130,7 @@ def read_records(directory: Path | None = None, now: float | None = None) -> lis
     folder = Path(directory) if directory is not None else runs_dir()
     now = time.time() if now is None else now
     records = []
-    for path in folder.glob("*.json") if folder.is_dir() else ():
+    for path in folder.glob("*.json") if folder is not None and folder.is_dir() else ():
         try:
             record = json.loads(path.read_text())
         except (OSError, ValueError):  # being replaced right now, or not ours
@@ -139,6 +146,9 @@ def request_stop(run_id: str, directory: Path | None = None) -> dict[str, Any]:
     """Asks the run ``run_id`` to stop (its heartbeat acts within ~2 s); returns its record. ConfigError if there
     is no such run or it is not live."""
     folder = Path(directory) if directory is not None else runs_dir()
+    if folder is None:
+        raise ConfigError("runs publish no records here", argument="RLWORKBENCH_RUNS_DIR", expected="a directory",
+                          got=OFF)
     record = next((record for record in read_records(folder) if record["id"] == run_id), None)
     if record is None:
         raise ConfigError("no run of this id", argument="run_id", expected="an id from the runs directory",

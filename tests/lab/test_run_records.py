@@ -81,3 +81,11 @@ def test_a_runs_directory_that_cannot_be_written_does_not_hurt_the_run(tmp_path,
     assert run.state == "finished"
     wait_until(lambda: run.heartbeat.failure is not None, 10, "the heartbeat's failure")
     assert isinstance(run.heartbeat.failure, OSError)
+
+
+def test_runs_publish_nothing_when_the_runs_directory_is_off(tmp_path, monkeypatch):
+    monkeypatch.setenv("RLWORKBENCH_RUNS_DIR", "off")  # what a cluster job's inner run gets
+    run = promote(small_dqn(), timesteps=200, logdir=tmp_path / "logs", seed=0).wait(60)
+    assert run.heartbeat.path is None and not run.heartbeat._thread.is_alive() and read_records() == []
+    with pytest.raises(ConfigError, match="publish no records"):
+        request_stop(run.id)

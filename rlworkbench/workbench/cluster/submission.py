@@ -99,13 +99,14 @@ def plan_submission(spec: RunSpec) -> Submission:
 
 def job_runtime_env(submission: Submission, package: Path) -> dict[str, Any]:
     """The user's runtime_env plus rlworkbench's parts: its code (``ship_code``) and the job package as
-    ``py_modules``, unbuffered output and the stop grace (``RAY_JOB_STOP_WAIT_TIME_S``) as ``env_vars``."""
+    ``py_modules``, unbuffered output, the stop grace (``RAY_JOB_STOP_WAIT_TIME_S``) and no run record from the
+    job's inner run (the notebook's Run publishes the job's) as ``env_vars``."""
     env = dict(submission.runtime_env)
     modules = list(env.get("py_modules") or [])
     if submission.ship_code:
         modules.append(str(PACKAGE_DIR))
     env["py_modules"] = [*modules, str(package)]
-    env["env_vars"] = {"PYTHONUNBUFFERED": "1", "RAY_USAGE_STATS_ENABLED": "0",
+    env["env_vars"] = {"PYTHONUNBUFFERED": "1", "RAY_USAGE_STATS_ENABLED": "0", "RLWORKBENCH_RUNS_DIR": "off",
                        "RAY_JOB_STOP_WAIT_TIME_S": str(math.ceil(submission.stop_grace)), **(env.get("env_vars") or {})}
     env["excludes"] = [*(env.get("excludes") or []), "__pycache__", "*.pyc"]
     return env

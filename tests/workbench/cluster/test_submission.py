@@ -61,6 +61,7 @@ def test_the_runtime_env_adds_the_code_and_the_job_and_keeps_the_users(tmp_path)
     assert env["pip"] == ["tqdm"] and env["env_vars"]["MINE"] == "1"
     assert env["py_modules"] == ["/x", str(PACKAGE_DIR), str(tmp_path / "package")]
     assert env["env_vars"]["RAY_JOB_STOP_WAIT_TIME_S"] == "8" and "__pycache__" in env["excludes"]
+    assert env["env_vars"]["RLWORKBENCH_RUNS_DIR"] == "off"  # the notebook's Run publishes the job's record
     assert str(PACKAGE_DIR) not in job_runtime_env(plan(workers=0, ship_code=False), tmp_path)["py_modules"]
 
 
