@@ -297,8 +297,8 @@ class Agent(abc.ABC):
         draws next (see :mod:`rlworkbench.agents.random_streams`). Trainable weights that are not finite (NaN,
         inf: a diverged update) are a CheckpointError naming them — never a silent NaN checkpoint."""
         weights = self.get_weights()
-        broken = sorted(name for name in self.get_weights(trainable_only=True)
-                        if weights[name].dtype.kind == "f" and not np.all(np.isfinite(weights[name])))
+        broken = sorted(name for name in self.root.variables(trainable_only=True)  # names only: read once, above
+                        if not np.all(np.isfinite(weights[name])))
         if broken:
             raise CheckpointError("refusing to save non-finite weights (the training diverged)", argument="directory",
                                   expected="finite trainable weights", got=f"NaN/inf in {broken[:6]}")
