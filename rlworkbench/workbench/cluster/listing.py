@@ -7,12 +7,10 @@ from typing import Any
 import pandas as pd
 
 from rlworkbench.workbench.cluster.connection import connect
-from rlworkbench.workbench.cluster.records import parse_line
+from rlworkbench.workbench.cluster.records import RAY_STATES, parse_line
 
 COLUMNS = ["submission_id", "config", "env", "target", "workers", "state", "timesteps", "total_timesteps",
            "return", "started", "ended"]
-STATES = {"PENDING": "starting", "RUNNING": "running", "SUCCEEDED": "finished", "STOPPED": "stopped",
-          "FAILED": "failed"}
 
 
 def list_runs(address: str, auth_token: str | None = None) -> pd.DataFrame:
@@ -30,7 +28,7 @@ def list_runs(address: str, auth_token: str | None = None) -> pd.DataFrame:
         timesteps, recent = _progress(client, job.submission_id)
         rows.append({"submission_id": job.submission_id, "config": metadata.get("name"), "env": metadata.get("env"),
                      "target": metadata.get("target"), "workers": int(metadata.get("workers", 0)),
-                     "state": STATES.get(str(job.status.value), str(job.status.value).lower()),
+                     "state": RAY_STATES.get(str(job.status.value), str(job.status.value).lower()),
                      "timesteps": timesteps, "total_timesteps": int(metadata.get("timesteps", 0)), "return": recent,
                      "started": _time(job.start_time), "ended": _time(job.end_time)})
     table = pd.DataFrame(rows, columns=COLUMNS)

@@ -22,6 +22,9 @@ from typing import Any
 from rlworkbench import errors
 
 PREFIX = "@rlworkbench "
+RAY_STATES = {"PENDING": "starting", "RUNNING": "running", "SUCCEEDED": "finished", "STOPPED": "stopped",
+              "FAILED": "failed"}
+"""Ray's job status → a run's state (a job's own ``end`` record, when there is one, says more)."""
 
 
 def record_line(kind: str, **fields: Any) -> str:

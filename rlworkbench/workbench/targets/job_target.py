@@ -39,13 +39,11 @@ from rlworkbench.workbench.cluster.connection import connect
 from rlworkbench.workbench.cluster.follower import LogFollower
 from rlworkbench.workbench.cluster.job_package import JOB_FILE
 from rlworkbench.workbench.cluster.mirror import MetricsMirror
-from rlworkbench.workbench.cluster.records import decode_error, parse_line
+from rlworkbench.workbench.cluster.records import RAY_STATES, decode_error, parse_line
 from rlworkbench.workbench.run_spec import RunSpec
-from rlworkbench.workbench.targets.base import FAILED, FINISHED, RUNNING, STARTING, STOPPED, Execution
+from rlworkbench.workbench.targets.base import FAILED, FINISHED, RUNNING, STARTING, Execution
 
 LOG_LINES = 5000  #: log lines kept for ``logs()``
-RAY_STATES = {"PENDING": STARTING, "RUNNING": RUNNING, "SUCCEEDED": FINISHED, "STOPPED": STOPPED, "FAILED": FAILED}
-"""Ray's job status → a run's state (a job's own ``end`` record, when there is one, says more)."""
 
 
 class JobExecution(Execution):
