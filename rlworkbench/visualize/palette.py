@@ -6,6 +6,8 @@ _FILLS = ("#dbeafe", "#dcfce7", "#fef3c7", "#fce7f3", "#ede9fe", "#cffafe", "#fe
 DEFAULT_FILL = "#f8fafc"
 STUCK_COLOR = "#dc2626"
 SELECT_COLOR = "#2563eb"
+ADDED_COLOR = "#16a34a"  # a component new since the previous build
+CHANGED_COLOR = "#ea580c"  # a component (or an edge's spaces) changed since the previous build
 
 
 class DevicePalette:

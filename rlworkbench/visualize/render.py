@@ -17,7 +17,15 @@ from rlworkbench.core.component import Component
 from rlworkbench.core.records import ApiCall, GraphFnCall, Record
 from rlworkbench.errors import ConfigError
 from rlworkbench.visualize.folding import Folding
-from rlworkbench.visualize.palette import DEFAULT_FILL, SELECT_COLOR, STUCK_COLOR, DevicePalette
+from rlworkbench.visualize.graph_diff import GraphChanges
+from rlworkbench.visualize.palette import (
+    ADDED_COLOR,
+    CHANGED_COLOR,
+    DEFAULT_FILL,
+    SELECT_COLOR,
+    STUCK_COLOR,
+    DevicePalette,
+)
 from rlworkbench.visualize.space_labels import space_label
 from rlworkbench.visualize.views import GraphView, view_of
 
@@ -28,7 +36,7 @@ _FONT = "Helvetica"
 def render_graph(target: Any, depth: int | None = None, api: str | None = None, spaces: bool = True,
                  devices: bool = True, *, highlight: Iterable[str | Component] | str | Component = (),
                  selected: str | Component | None = None, graph_fns: bool = True, fold_copies: bool = True,
-                 rankdir: str = "LR") -> ComponentDigraph:
+                 rankdir: str = "LR", changes: GraphChanges | None = None) -> ComponentDigraph:
     """Draws a Component, Agent, Executor, ComponentGraph or BuildError (stuck component and argument in red).
 
     ``depth``: components deeper than this below the drawn one fold into a box per subtree (``0``: only the
@@ -36,18 +44,24 @@ def render_graph(target: Any, depth: int | None = None, api: str | None = None, 
     API method of the drawn component. ``spaces``: label edges with spaces. ``devices``: fill components in
     their device's colour and add a legend. ``highlight``: component paths to draw with a red border;
     ``selected``: a component path to draw with a blue one (red wins where both apply). ``fold_copies``: a
-    sub-tree that repeats a sibling's (a target network) is one box naming that sibling.
+    sub-tree that repeats a sibling's (a target network) is one box naming that sibling. ``changes`` (see
+    :mod:`~rlworkbench.visualize.graph_diff`): components added since the previous build get a green border,
+    changed ones an orange one, edges whose spaces changed are orange, and the legend names removed components.
+    The drawing's ``edge_labels`` (stable edge key → label) are what the next ``changes`` compare against.
     """
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 0):
         raise ConfigError("bad depth", argument="depth", expected="an int >= 0, or None for all", got=repr(depth))
     selected_path = selected.path if isinstance(selected, Component) else selected
     renderer = _Renderer(view_of(target, highlight), depth, api, spaces, devices, graph_fns, fold_copies,
-                         selected_path)
+                         selected_path, changes)
     return renderer.draw(rankdir)
 
 
 class ComponentDigraph(graphviz.Digraph):
-    """A ``graphviz.Digraph`` that Jupyter shows at natural size in a scrolling box (and as plain SVG elsewhere)."""
+    """A ``graphviz.Digraph`` that Jupyter shows at natural size in a scrolling box (and as plain SVG elsewhere).
+    ``edge_labels``: each drawn edge's label by a key that stays the same across builds (component paths)."""
+
+    edge_labels: dict[tuple[str, str], str]
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: Any) -> dict[str, str]:
         from rlworkbench.visualize.scrolling_svg import scrolling_svg
@@ -63,14 +77,16 @@ def graph_svg(target: Any, **options: Any) -> str:
 
 class _Renderer:
     def __init__(self, view: GraphView, depth: int | None, api: str | None, spaces: bool, devices: bool,
-                 graph_fns: bool, fold_copies: bool, selected: str | None):
+                 graph_fns: bool, fold_copies: bool, selected: str | None, changes: GraphChanges | None):
         self.view, self.focus = view, view.focus
+        self.changes = changes
         self.folding = Folding(view.focus, depth, fold_copies)
         self.stuck_edge: tuple[Key, Key] | None = None
         self.selected = selected
         self.spaces, self.devices, self.graph_fns = spaces, devices, graph_fns
         self.palette = DevicePalette()
         self.ids: dict[Key, str] = {}
+        self.paths = {id(c): c.path for c in view.focus.root.walk()}
         self.nodes: dict[int, list[tuple[Key, dict[str, str]]]] = {}  # component id -> its nodes
         self.edges: dict[tuple[Key, Key], list[str]] = {}
         self.calls = self._calls(api)
@@ -210,14 +226,24 @@ class _Renderer:
         for key, attrs in self.nodes.get(id(None), []):
             dot.node(self.ids[key], **attrs)
         self._cluster(dot, self.focus)
+        dot.edge_labels = {}
         for (source, target), labels in self.edges.items():
-            attrs = {"label": "\n".join(labels)} if labels else {}
+            label = "\n".join(labels)
+            attrs = {"label": label} if labels else {}
+            stable = (self._stable(source), self._stable(target))
+            dot.edge_labels[stable] = label
             if self.stuck_edge == (source, target):
                 attrs.update(color=STUCK_COLOR, style="dashed", penwidth="2")
+            elif self.changes is not None and self.changes.edge_changed(stable, label):
+                attrs.update(color=CHANGED_COLOR, fontcolor=CHANGED_COLOR, penwidth="2")
             dot.edge(self.ids[source], self.ids[target], **attrs)
         if self.devices:
             self._legend(dot)
         return dot
+
+    def _stable(self, key: Key) -> str:
+        """A node key that names components by path, so the same edge has the same key in the next build."""
+        return "/".join(self.paths.get(part, "?") if isinstance(part, int) else str(part) for part in key)
 
     def _title(self) -> str:
         graph = self.view.graph
@@ -225,6 +251,8 @@ class _Renderer:
                  else f"built on {graph.backend_name}" if graph.backend_name else "not built")
         title = f"{self.focus.path} ({type(self.focus).__name__}) — {state}"
         title += f" — dataflow of {self.api}()" if self.api else ""
+        if self.changes is not None:
+            title += f" — {self.changes.summary()}"
         if self.view.error is not None:
             title += "\n" + _shorten(f"{type(self.view.error).__name__}: {self.view.error.message}", 110)
         return title
@@ -270,12 +298,16 @@ class _Renderer:
             return {"color": STUCK_COLOR, "penwidth": "3", "fontcolor": STUCK_COLOR}
         if component.path == self.selected:
             return {"color": SELECT_COLOR, "penwidth": "3", "fontcolor": SELECT_COLOR}
+        if self.changes is not None and component.path in self.changes.added:
+            return {"color": ADDED_COLOR, "penwidth": "3", "fontcolor": ADDED_COLOR}
+        if self.changes is not None and component.path in self.changes.changed:
+            return {"color": CHANGED_COLOR, "penwidth": "3", "fontcolor": CHANGED_COLOR}
         return {"color": "#94a3b8", "penwidth": "1"} if cluster else {}
 
     def _legend(self, dot: graphviz.Digraph) -> None:
         entries = sorted(self.palette.colors.items())
         selected = self.selected is not None and self.selected not in self.view.highlight
-        if not entries and not self.view.highlight and not selected:
+        if not entries and not self.view.highlight and not selected and self.changes is None:
             return
         with dot.subgraph(name="cluster_legend") as legend:
             legend.attr(label="legend", style="rounded", color="#cbd5e1", fontsize="10")
@@ -291,6 +323,20 @@ class _Renderer:
             if selected:
                 legend.node(self._id(("legend", "selected")), label="selected", shape="box", style="filled",
                             fillcolor="white", color=SELECT_COLOR, penwidth="3", fontsize="9")
+            if self.changes is not None:
+                self._change_legend(legend, self.changes)
+
+    def _change_legend(self, legend: graphviz.Digraph, changes: GraphChanges) -> None:
+        for name, color, count in (("added", ADDED_COLOR, len(changes.added)),
+                                   ("changed", CHANGED_COLOR, len(changes.changed))):
+            legend.node(self._id(("legend", name)), label=f"{name} ({count})", shape="box", style="filled",
+                        fillcolor="white", color=color, penwidth="3", fontsize="9")
+        legend.node(self._id(("legend", "space changed")), label="space changed", shape="plaintext",
+                    fontcolor=CHANGED_COLOR, fontsize="9")
+        if changes.removed:
+            names = _clip([path.rsplit("/", 1)[-1] for path in changes.removed], 4)
+            legend.node(self._id(("legend", "removed")), label="removed:\n" + "\n".join(names), shape="note",
+                        style="filled", fillcolor="#f3f4f6", color="#6b7280", fontsize="9")
 
 
 def _argument(name: str, value: Any) -> str:

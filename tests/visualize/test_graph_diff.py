@@ -1,0 +1,47 @@
+"""Graph diffs: what changed between two builds, and how render_graph marks it."""
+
+from __future__ import annotations
+
+from rlworkbench.components import Dense, NeuralNetwork
+from rlworkbench.core.builder import build
+from rlworkbench.spaces import FloatBox
+from rlworkbench.visualize import render_graph
+from rlworkbench.visualize.graph_diff import GraphChanges, compare, snapshot
+from rlworkbench.visualize.palette import ADDED_COLOR, CHANGED_COLOR
+
+INPUTS = {"inputs": FloatBox((3,), add_batch_rank=True)}
+
+
+def built(*units: int) -> NeuralNetwork:
+    network = NeuralNetwork([Dense(u, name=f"d{i}") for i, u in enumerate(units)], name="net")
+    build(network, INPUTS, backend="torch")
+    return network
+
+
+def test_added_changed_and_removed_components_by_path():
+    before, after = snapshot(built(8, 4)), snapshot(built(8, 6, 2))
+    changes = compare(before, after)
+    assert changes.added == {"net/d2"} and changes.changed == {"net", "net/d1"} and changes.removed == ()
+    assert compare(after, before).removed == ("net/d2",)
+    assert not compare(before, snapshot(built(8, 4)))  # new objects, same fingerprint: nothing changed
+    assert compare(None, after) == GraphChanges()
+    assert changes.summary() == "+1 added, ~2 changed, -0 removed"
+
+
+def test_render_marks_changes_and_edges_whose_spaces_changed():
+    first = built(8, 4)
+    drawing = render_graph(first)
+    assert drawing.edge_labels and all(isinstance(k, tuple) and len(k) == 2 for k in drawing.edge_labels)
+    second = built(8, 6)
+    changes = compare(snapshot(first), snapshot(second), drawing.edge_labels)
+    redrawn = render_graph(second, changes=changes)
+    svg = redrawn.pipe(format="svg").decode()
+    changed_edges = [k for k, label in redrawn.edge_labels.items() if changes.edge_changed(k, label)]
+    assert changed_edges and any("d1" in key[0] + key[1] for key in changed_edges)
+    assert svg.count(CHANGED_COLOR) >= 3 and "changed (2)" in svg and "space changed" in svg
+    assert ADDED_COLOR in svg  # the legend's "added (0)" entry keeps its colour
+    unchanged = render_graph(built(8, 4), changes=compare(snapshot(first), snapshot(built(8, 4)),
+                                                          drawing.edge_labels))
+    assert not any(changes.edge_changed(k, v) for k, v in unchanged.edge_labels.items()
+                   if k in drawing.edge_labels and drawing.edge_labels[k] == v)
+    assert CHANGED_COLOR not in unchanged.pipe(format="svg").decode().split("legend")[0]
