@@ -6,9 +6,11 @@ build of the root redraw it, whoever did them. The device map is editable: pick 
 component, press *Rebuild* (or call :meth:`rebuild`) and the tree is built again on the new devices — weights
 kept — and redrawn in the new colours. An agent gets the new executor.
 
-In the tree, ``○`` marks components the latest build has not built (new, or never called). Everything the
-widget does is a method usable from code: :meth:`select`, :meth:`set_device`, :meth:`rebuild`,
-:meth:`refresh`, :meth:`close`; :attr:`svg`, :attr:`details` and :attr:`status` hold what is shown.
+In the tree, ``○`` marks components the latest build has not built (new, or never called). The drawing opens
+fitted to the pane's width, zooms with the mouse wheel and pans by dragging (:class:`GraphPane`); selecting a
+component brings it into view. Everything the widget does is a method usable from code: :meth:`select`,
+:meth:`set_device`, :meth:`rebuild`, :meth:`refresh`, :meth:`look_at`, :meth:`close`; :attr:`svg`,
+:attr:`details` and :attr:`status` hold what is shown.
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ from typing import Any
 from rlworkbench.core.component import Component
 from rlworkbench.core.executor import Executor
 from rlworkbench.errors import ConfigError
+from rlworkbench.visualize.graph_diff import GraphChanges
 from rlworkbench.workbench.explorer_details import available_devices, details_html, tree_options
-from rlworkbench.workbench.explorer_render import TABLE_CSS, error_html, error_text, graph_svg, scrolled
+from rlworkbench.workbench.explorer_render import TABLE_CSS, error_html, error_paths, error_text
 from rlworkbench.workbench.explorer_target import Target
+from rlworkbench.workbench.graph_pane import GraphPane
 
 ALL = "all"  # option values of "no filter" / "no map entry" (a None value shows as a blank dropdown)
 INHERIT = "(inherit)"
@@ -31,7 +35,8 @@ INHERIT = "(inherit)"
 class GraphExplorer:
     """Explores a Component, Agent or Executor; ``input_spaces``/``backend``/``seed`` are for rebuilds (default:
     those of the latest build), ``device_map`` the starting device map (component paths below the root, as for
-    ``build``). ``depth``/``api``: the drawing's initial depth and API-method filter."""
+    ``build``). ``depth``/``api``: the drawing's initial depth and API-method filter. ``changes``: differences
+    since a previous build to mark in the drawing (GraphBuilder sets them)."""
 
     def __init__(self, target: Any, input_spaces: Mapping[str, Any] | None = None, backend: str | None = None,
                  device_map: Mapping[str, str] | None = None, seed: int | None = None, *, depth: int | None = None,
@@ -39,7 +44,9 @@ class GraphExplorer:
         self.target = Target(target, input_spaces, backend, seed)
         self.device_map: dict[str, str] = dict(device_map or {})
         self.selected: str = self.component.path
-        self.depth, self.api, self.fit = depth, api, False  # natural size, scrolled: readable for big graphs
+        self.depth, self.api = depth, api
+        self.changes: GraphChanges | None = None
+        self.edge_labels: dict[tuple[str, str], str] = {}  # of the latest drawing, for the next build's changes
         self.svg = self.details = self.status = ""
         self.error: BaseException | None = None
         self.events: list[tuple[str, str]] = []  # (event, component path) as heard from the tree
@@ -72,6 +79,19 @@ class GraphExplorer:
         self.selected = self._find(path).path
         self._sync_controls()
         self._draw()
+        self.graph_pane.focus_on(self.selected)
+
+    def look_at(self, target: Any, changes: GraphChanges | None = None, input_spaces: Mapping[str, Any] | None = None,
+                backend: str | None = None, seed: int | None = None) -> None:
+        """Explores another Component, Agent or Executor in the same widget (GraphBuilder calls it after every
+        rebuild), with ``changes`` since the previous one marked; the selection stays where its path still
+        exists and the device map keeps its entries."""
+        self._unsubscribe()
+        self.target = Target(target, input_spaces, backend, seed)
+        self.changes = changes
+        self._root = self.target.root
+        self._unsubscribe = self._root.on_change(self._on_change)
+        self.refresh()
 
     def set_device(self, path: str, device: str | None) -> None:
         """Puts the component at ``path`` (and what inherits from it) on ``device`` at the next :meth:`rebuild`;
@@ -100,7 +120,7 @@ class GraphExplorer:
         """Builds the tree again with the device map (weights kept); redraws. Raises what the build raised (after
         showing it, with the offending component highlighted)."""
         started = time.perf_counter()
-        self._busy = True
+        self._busy, self.error = True, None
         try:
             executor = self.target.rebuild(self.device_map)
         except Exception as error:
@@ -111,6 +131,8 @@ class GraphExplorer:
         finally:
             self._busy = False
             self.refresh(keep_status=True)
+            if self.error is not None:  # bring the offending component into view
+                self.graph_pane.focus_on(next(iter(error_paths(self.error)), None))
         self.builds += 1
         self.error, self.error_pane.value = None, ""
         self._set_status(f"rebuilt on {executor.backend.name} in {time.perf_counter() - started:.2f} s "
@@ -156,12 +178,17 @@ class GraphExplorer:
 
     # ----- drawing --------------------------------------------------------------------------------------------
     def _draw(self) -> None:
+        from rlworkbench.visualize import render_graph
+
         graph = self.target.graph
         selected = self.selected_component
         self.details = details_html(selected, graph)
         self.details_pane.value = TABLE_CSS + self.details
-        self.svg = graph_svg(self.component, selected=selected.path, depth=self.depth, api=self.api)
-        self.graph_pane.value = scrolled(self.svg, fit=self.fit)
+        drawing = render_graph(self.component, selected=selected.path, depth=self.depth, api=self.api,
+                               changes=self.changes)
+        svg = drawing.pipe(format="svg").decode("utf-8")
+        self.svg, self.edge_labels = svg[svg.find("<svg"):], drawing.edge_labels
+        self.graph_pane.svg = self.svg
 
     def _on_change(self, event: str, component: Component) -> None:
         self.events.append((event, component.path))
@@ -222,23 +249,20 @@ class GraphExplorer:
                                        tooltip="build the tree again with the device map (weights kept)")
         self.depth_menu = w.Dropdown(options=[ALL], description="depth", layout=w.Layout(width="160px"))
         self.api_menu = w.Dropdown(options=[ALL], description="API", layout=w.Layout(width="260px"))
-        self.size_menu = w.Dropdown(options=[("fit width", True), ("100%", False)], value=False, description="size",
-                                    layout=w.Layout(width="180px"))
         self.status_pane, self.details_pane = w.HTML(), w.HTML()
-        self.graph_pane, self.error_pane = w.HTML(), w.HTML()
+        self.graph_pane, self.error_pane = GraphPane(), w.HTML()
         self.tree.observe(self._on_tree, names="value")
         self.device_menu.observe(self._on_device, names="value")
         self.depth_menu.observe(self._on_view_option, names="value")
         self.api_menu.observe(self._on_view_option, names="value")
-        self.size_menu.observe(self._on_view_option, names="value")
         self.rebuild_button.on_click(lambda _: self._guarded(self.rebuild))
         left = w.VBox([self.tree, w.HBox([self.device_menu, self.rebuild_button]), self.status_pane,
                        self.details_pane], layout=w.Layout(width="42%", min_width="360px"))
-        right = w.VBox([w.HBox([self.depth_menu, self.api_menu, self.size_menu]), self.graph_pane, self.error_pane],
+        right = w.VBox([w.HBox([self.depth_menu, self.api_menu]), self.graph_pane, self.error_pane],
                        layout=w.Layout(width="58%"))
         self.widget = w.HBox([left, right], layout=w.Layout(width="100%"))
         self._all_widgets = [self.tree, self.device_menu, self.rebuild_button, self.depth_menu, self.api_menu,
-                             self.size_menu, self.status_pane, self.details_pane, self.graph_pane, self.error_pane,
+                             self.status_pane, self.details_pane, self.graph_pane, self.error_pane,
                              left, right, self.widget]
 
     def _on_tree(self, change: dict[str, Any]) -> None:
@@ -253,7 +277,6 @@ class GraphExplorer:
         if not self._syncing:
             depth, api = self.depth_menu.value, self.api_menu.value
             self.depth, self.api = (None if depth == ALL else depth), (None if api == ALL else api)
-            self.fit = self.size_menu.value
             self._guarded(self._draw)
 
     def _guarded(self, action: Callable[..., Any], *args: Any) -> None:

@@ -208,3 +208,14 @@ def test_an_unknown_device_is_a_typed_error_that_leaves_the_map_alone(device, me
         explorer.set_device("network", device)
     assert info.value.argument == "device" and "cpu" in str(info.value.expected)
     assert explorer.device_map == {}
+
+
+def test_selecting_brings_the_component_into_view_in_the_navigable_pane(actor):
+    explorer = GraphExplorer(actor)
+    pane = explorer.graph_pane
+    assert pane.svg == explorer.svg and pane.svg.startswith("<svg") and pane.focus == ""
+    requests = pane.focus_request
+    target = next(c.path for c in explorer.component.walk() if c is not explorer.component)
+    explorer.select(target)
+    assert pane.focus == target and pane.focus_request == requests + 1
+    assert f'id="component&#45;{target}"' in pane.svg or f'id="component-{target}"' in pane.svg

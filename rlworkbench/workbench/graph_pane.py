@@ -1,0 +1,42 @@
+"""``GraphPane``: the navigable drawing of a component graph in the notebook widgets (an anywidget).
+
+It opens fitted to the pane's width, zooms with the mouse wheel around the pointer, pans by dragging, fits again on
+double-click, and :meth:`focus_on` brings a component (its cluster) into view — GraphExplorer calls it when a
+component is selected, GraphBuilder after a failed build on the stuck component.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anywidget
+import traitlets
+
+_CSS = """
+.rlw-graph-pane { width: 100%; }
+.rlw-graph-toolbar { display: flex; gap: 4px; align-items: center; margin: 2px 0; font-size: 11px; }
+.rlw-graph-button { font-size: 11px; padding: 1px 8px; cursor: pointer; border: 1px solid #cbd5e1;
+  background: #f8fafc; border-radius: 3px; }
+.rlw-graph-hint { color: #6b7280; margin-left: 6px; }
+.rlw-graph-viewport { position: relative; overflow: hidden; background: white; border: 1px solid #e5e7eb;
+  border-radius: 4px; cursor: grab; touch-action: none; }
+.rlw-graph-viewport.rlw-dragging { cursor: grabbing; }
+.rlw-graph-stage { position: absolute; left: 0; top: 0; transform-origin: 0 0; }
+"""
+
+
+class GraphPane(anywidget.AnyWidget):
+    """Shows ``svg`` (a graphviz drawing) in a pane ``height`` pixels high; ``focus``: a component path to bring
+    into view."""
+
+    _esm = Path(__file__).with_name("graph_pane.js")
+    _css = _CSS
+    svg = traitlets.Unicode("").tag(sync=True)
+    focus = traitlets.Unicode("").tag(sync=True)
+    focus_request = traitlets.Int(0).tag(sync=True)  # bumped to bring the same component into view again
+    height = traitlets.Int(560).tag(sync=True)
+
+    def focus_on(self, path: str | None) -> None:
+        """Zooms and scrolls the pane to the component at ``path`` (its cluster); ``None``/``""``: no focus."""
+        self.focus = path or ""
+        self.focus_request += 1
