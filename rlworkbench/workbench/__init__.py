@@ -1,4 +1,5 @@
-"""The notebook workbench: explore component graphs (:class:`GraphExplorer`), push sampled inputs through any
+"""The notebook workbench: compose and edit an agent live (:class:`GraphBuilder`), explore component graphs
+(:class:`GraphExplorer`), push sampled inputs through any
 API method (:class:`Probe`), turn a prototype into a live training run (:func:`promote` → :class:`Run`) — on a
 cluster too (``address="http://head:8265"``) — find a cluster's runs (:func:`list_runs`) and follow one again
 (:func:`attach`).
@@ -6,6 +7,7 @@ cluster too (``address="http://head:8265"``) — find a cluster's runs (:func:`l
 Importing it inside IPython also makes an uncaught ``BuildError`` draw its partial graph under the traceback.
 """
 
+from rlworkbench.workbench.builder import GraphBuilder
 from rlworkbench.workbench.cluster.listing import list_runs
 from rlworkbench.workbench.graph_explorer import GraphExplorer
 from rlworkbench.workbench.ipython_hooks import show_build_errors_as_graphs
@@ -17,5 +19,5 @@ from rlworkbench.workbench.targets import known_targets, register_target
 show_build_errors_as_graphs()
 attach = Run.attach
 
-__all__ = ["GraphExplorer", "Probe", "Run", "attach", "known_targets", "list_runs", "promote", "register_target",
-           "show_build_errors_as_graphs"]
+__all__ = ["GraphBuilder", "GraphExplorer", "Probe", "Run", "attach", "known_targets", "list_runs", "promote",
+           "register_target", "show_build_errors_as_graphs"]

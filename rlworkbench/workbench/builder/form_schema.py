@@ -1,0 +1,247 @@
+"""An agent type's JSON schema as the schema of an editing form (the subset ``ipywidgets-jsonschema`` draws).
+
+The agent schemas (:mod:`rlworkbench.agents.config`) check configs; a form needs a little more and a little less:
+
+- every **component spec** (network layers, preprocessors, memory, optimizer, decays) becomes a choice over the
+  registered types of its kind, each option an object with that type's own constructor arguments (their schemas
+  from :func:`~rlworkbench.agents.config.argument_schemas`, their defaults from the constructor) — so changing a
+  layer's type in the dropdown shows that type's arguments;
+- numbers keep their **bounds in the label** (``batch_size ≥ 1``) but not in the widget: a bounded widget would
+  silently clamp a bad value, where the builder shows the config check's error next to the field instead;
+- a list of types (``["number", "null"]``) or an enum with ``null`` becomes a choice, ``const`` gets its type;
+- an argument whose annotation says nothing checkable (an initializer, a nested layer list) is a **JSON text**
+  field (marked :data:`JSON_TEXT`): :func:`encode` writes config values into such fields, :func:`decode` reads
+  them back (an empty field, or one still at its default, leaves the argument out).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from rlworkbench.agents.config import (
+    COMPONENT_KEYWORD,
+    argument_schemas,
+    constructor_arguments,
+    known_types_of,
+)
+from rlworkbench.components.registry import registered
+from rlworkbench.core.component import Component
+from rlworkbench.errors import ConfigError
+
+JSON_TEXT = "x-rlworkbench-json"  #: marks a form field holding a JSON value as text
+OPTIONAL = "x-rlworkbench-optional"  #: marks a choice whose "none" option leaves the key out of the config
+_BOUNDS = (("minimum", "≥"), ("exclusiveMinimum", ">"), ("maximum", "≤"), ("exclusiveMaximum", "<"))
+_FIRST_OF_KIND = ("dense", "replay_memory", "adam", "linear_decay")  # listed first in their type menus
+_SUGGESTED = {"units": 64, "filters": 32, "kernel_size": 3, "num_frames": 4, "capacity": 10_000}  # new specs
+
+
+FORM_LEFT_OUT = ("execution",)
+"""Config sections the form leaves out: where a run goes is not the agent's composition (the builder keeps them as
+they are, and picks devices in the graph)."""
+
+
+def form_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The form schema of an agent type's config schema (without :data:`FORM_LEFT_OUT`)."""
+    properties = {key: sub for key, sub in schema.get("properties", {}).items() if key not in FORM_LEFT_OUT}
+    return _convert({**schema, "properties": properties}, None)
+
+
+def _convert(node: Mapping[str, Any], title: str | None) -> dict[str, Any]:
+    if COMPONENT_KEYWORD in node:
+        return _component_choice(node, title)
+    if "const" in node:
+        return {"type": _json_type(node["const"]), "const": node["const"]}
+    if "enum" in node:  # before anyOf: an argument rule's enum narrows what the annotation allows
+        values = list(node["enum"])
+        if None not in values:
+            return _titled(_enum(values), title)
+        return _choice([{"type": "null"}, _enum([v for v in values if v is not None])], title)
+    if "anyOf" in node:
+        return _choice([_convert(option, None) for option in node["anyOf"]], title)
+    kind = node.get("type")
+    if isinstance(kind, list):
+        return _choice([_convert({**node, "type": one}, None) for one in sorted(kind, key=lambda k: k != "null")],
+                       title)
+    if kind == "object":
+        properties = {key: _convert(sub, key) for key, sub in node.get("properties", {}).items()}
+        return _titled({"type": "object", "properties": properties, "additionalProperties": False}, title)
+    if kind == "array":
+        array = {"type": "array", "items": _convert(node.get("items", {}), None)}
+        array.update({k: node[k] for k in ("minItems", "maxItems") if k in node})
+        return _titled(array, title)
+    if kind in ("integer", "number"):
+        bounds = " ".join(f"{sign} {node[key]:g}" for key, sign in _BOUNDS if key in node)
+        return _titled({"type": kind}, f"{title} {bounds}" if title and bounds else title)
+    if kind in ("string", "boolean", "null"):
+        return _titled({"type": kind}, title)
+    return _json_text(title)
+
+
+def _enum(values: list[Any]) -> dict[str, Any]:
+    """A dropdown (the library reads a field's ``type`` even for one)."""
+    kinds = {_json_type(value) for value in values}
+    return {"type": kinds.pop(), "enum": values} if len(kinds) == 1 else {"enum": values}
+
+
+def _choice(options: list[dict[str, Any]], title: str | None) -> dict[str, Any]:
+    flat: list[dict[str, Any]] = []
+    for option in options:  # a choice inside a choice is one menu
+        flat.extend(option["anyOf"] if "anyOf" in option and "title" not in option else [option])
+    for option in flat:
+        option.setdefault("title", _option_title(option))
+    return _titled({"anyOf": flat}, title)
+
+
+def _option_title(option: Mapping[str, Any]) -> str:
+    if "enum" in option:
+        return "choice"
+    return {"null": "none", "number": "number", "integer": "integer"}.get(option.get("type"), str(option.get("type")))
+
+
+def _titled(schema: dict[str, Any], title: str | None) -> dict[str, Any]:
+    if title:
+        schema["title"] = title
+    return schema
+
+
+def _json_text(title: str | None, default: str = "") -> dict[str, Any]:
+    return {"type": "string", "title": f"{title} (JSON)" if title else "JSON", "default": default, JSON_TEXT: True}
+
+
+def _json_type(value: Any) -> str:
+    return {bool: "boolean", int: "integer", float: "number", str: "string"}.get(type(value), "null")
+
+
+# ----- component specs ------------------------------------------------------------------------------------------
+def _component_choice(node: Mapping[str, Any], title: str | None) -> dict[str, Any]:
+    options = node[COMPONENT_KEYWORD]
+    names = list(options.get("types") or known_types_of(options["kind"]))
+    names.sort(key=lambda name: name not in _FIRST_OF_KIND)
+    skip = tuple(options.get("reserved", ())) + ("name", "device")
+    overrides = node.get("properties", {})
+    return _titled({"anyOf": [_component_option(name, tuple(options.get("extra", ())), skip, overrides)
+                              for name in names]}, title)
+
+
+def _component_option(type_name: str, extra: tuple[str, ...], skip: tuple[str, ...],
+                      overrides: Mapping[str, Any]) -> dict[str, Any]:
+    cls = registered()[type_name]
+    schemas = argument_schemas(cls)
+    properties: dict[str, Any] = {"type": {"type": "string", "const": type_name}}
+    required = constructor_arguments(cls)[1]
+    for name, default in [*_arguments(cls), *((key, inspect.Parameter.empty) for key in extra)]:
+        if name in skip or name in properties:
+            continue
+        source = overrides.get(name) or schemas.get(name)
+        if source is None:
+            properties[name] = _json_text(name, _default_text(default))
+            continue
+        field = _convert(source, name)
+        if name in extra:  # read by the agent, not the constructor: may be left out
+            field = {**_choice([{"type": "null"}, field], name), OPTIONAL: True}
+            properties[name] = field
+            continue
+        value = default if default is not inspect.Parameter.empty else _suggested(name, source, name in required)
+        if value is not inspect.Parameter.empty:
+            field["default"] = value
+        properties[name] = field
+    return {"type": "object", "title": type_name, "properties": properties, "additionalProperties": False}
+
+
+@functools.cache
+def _arguments(cls: type) -> tuple[tuple[str, Any], ...]:
+    """``(name, default)`` of the constructor arguments, in signature order, following ``**kwargs`` to bases."""
+    found: dict[str, Any] = {}
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        parameters = list(inspect.signature(init).parameters.values())[1:]
+        for p in parameters:
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+                found.setdefault(p.name, p.default)
+        if klass is Component or not any(p.kind is p.VAR_KEYWORD for p in parameters):
+            break
+    return tuple(found.items())
+
+
+def _suggested(name: str, schema: Mapping[str, Any], required: bool) -> Any:
+    """A starting value for a required argument of a newly added spec."""
+    if not required:
+        return inspect.Parameter.empty
+    if name in _SUGGESTED:
+        return _SUGGESTED[name]
+    if schema.get("type") in ("integer", "number"):
+        return schema.get("minimum", 1)
+    return inspect.Parameter.empty
+
+
+def _default_text(default: Any) -> str:
+    if default is inspect.Parameter.empty:
+        return ""
+    try:
+        return json.dumps(default)
+    except TypeError:
+        return ""
+
+
+# ----- config values in and out of the form ---------------------------------------------------------------------
+_MISSING = object()
+
+
+def encode(value: Any, schema: Mapping[str, Any]) -> Any:
+    """A config value as the form holds it (JSON values of JSON-text fields as text)."""
+    return _walk(value, schema, "", lambda field_value, field, _: json.dumps(field_value))
+
+
+def decode(value: Any, schema: Mapping[str, Any]) -> Any:
+    """The form's data as a config (JSON-text fields parsed; empty ones or ones at their default left out)."""
+    return _walk(value, schema, "", _parse)
+
+
+def _parse(text: str, field: Mapping[str, Any], path: str) -> Any:
+    text = (text or "").strip()
+    if not text or text == field.get("default"):
+        return _MISSING
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ConfigError(f"not valid JSON ({error.msg})", key_path=path, expected="a JSON value",
+                          got=text[:60]) from None
+
+
+def _walk(value: Any, schema: Mapping[str, Any], path: str, leaf: Any) -> Any:
+    if schema.get(JSON_TEXT):
+        return leaf(value, schema, path)
+    if schema.get(OPTIONAL) and value is None and leaf is _parse:
+        return _MISSING
+    if "anyOf" in schema:
+        option = _option_for(value, schema["anyOf"])
+        return value if option is None else _walk(value, option, path, leaf)
+    if schema.get("type") == "object" and isinstance(value, Mapping):
+        properties = schema.get("properties", {})
+        out = {}
+        for key, item in value.items():
+            walked = _walk(item, properties[key], f"{path}/{key}" if path else key, leaf) if key in properties \
+                else item
+            if walked is not _MISSING:
+                out[key] = walked
+        return out
+    if schema.get("type") == "array" and isinstance(value, list):
+        return [_walk(item, schema.get("items", {}), f"{path}/{index}" if path else str(index), leaf)
+                for index, item in enumerate(value)]
+    return value
+
+
+def _option_for(value: Any, options: list[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+    """The option of a choice that ``value`` belongs to: by a spec's ``type``, else by JSON type."""
+    if isinstance(value, Mapping):
+        return next((o for o in options if o.get("properties", {}).get("type", {}).get("const") == value.get("type")),
+                    None)
+    kind = "null" if value is None else _json_type(value)
+    return next((o for o in options if o.get("type") == kind or (kind == "integer" and o.get("type") == "number")
+                 or ("enum" in o and value in o["enum"])), None)

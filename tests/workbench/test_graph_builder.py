@@ -1,0 +1,238 @@
+"""GraphBuilder: the form generated from the agent's schema, live rebuilds with the changes marked, errors at their
+fields, partial graphs, devices, probe, export, promote, code-composed components and the debounce."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import re
+
+import ipywidgets as w
+import pytest
+
+from rlworkbench.agents import Agent, known_agents
+from rlworkbench.agents.config import known_types_of
+from rlworkbench.agents.registry import agent_class
+from rlworkbench.components import Dense, NeuralNetwork
+from rlworkbench.core.builder import build
+from rlworkbench.errors import ConfigError
+from rlworkbench.spaces import FloatBox
+from rlworkbench.visualize.graph_diff import compare, snapshot
+from rlworkbench.visualize.palette import ADDED_COLOR, CHANGED_COLOR, STUCK_COLOR
+from rlworkbench.workbench import GraphBuilder
+from rlworkbench.workbench.builder.form_schema import form_schema
+
+VALUE_STREAM = "component-dqn/policy/action_adapter/value_stream"
+
+
+@pytest.fixture
+def builder():
+    made = GraphBuilder("dqn_cartpole", backend="torch")
+    yield made
+    made.close()
+
+
+def clusters(svg: str) -> set[str]:
+    return set(re.findall(r'<g id="(component-[^"]+)" class="cluster"', html.unescape(svg)))
+
+
+def edge_labels_with(svg: str, text: str) -> int:
+    return sum(text in label for label in re.findall(r"<text[^>]*>([^<]*)</text>", svg))
+
+
+# ----- the form ------------------------------------------------------------------------------------------------
+def test_the_form_is_generated_from_the_schema_with_bounds_enums_toggles_and_sections(builder):
+    form = builder.form
+    assert isinstance(form.field("policy/dueling"), w.Checkbox) and form.field("policy/dueling").value is False
+    assert isinstance(form.field("update/batch_size"), w.IntText) and form.field("update/batch_size").value == 64
+    assert isinstance(form.field("discount"), w.FloatText)
+    labels = [x.value for x in _walk(form.widget) if isinstance(x, w.Label)]
+    assert "discount ≥ 0 ≤ 1" in labels  # bounds in the label, not a clamping widget
+    assert isinstance(form.field("policy/network/0/activation"), w.Dropdown)
+    assert isinstance(form.field("policy"), w.Accordion) and isinstance(form.field("policy/network"), w.Accordion)
+    layer_type = _type_menu(builder, "policy/network/0")
+    assert set(layer_type.options) == set(known_types_of("layer")) and layer_type.value == "dense"
+
+
+def test_every_agent_types_schema_makes_a_form():
+    import ipywidgets_jsonschema
+
+    for name in known_agents():
+        schema = form_schema(agent_class(name).schema)
+        ipywidgets_jsonschema.Form(schema)  # raises on anything the library cannot draw
+
+
+def test_json_text_fields_carry_arguments_without_a_checkable_annotation(builder):
+    network = builder.export()["policy"]["network"]
+    network[0]["kernel_initializer"] = "zeros"
+    assert builder.set("policy/network", network), builder.status
+    text = builder.field("policy/network/0/kernel_initializer").value
+    assert text == '"zeros"' and builder.config["policy"]["network"][0]["kernel_initializer"] == "zeros"
+    assert not builder.agent.root.get_weights()["policy/network/dense_0/kernel"].any()
+    assert "kernel_initializer" not in builder.form.data["policy"]["network"][1]  # at its default: left out
+
+
+# ----- live rebuilds with the changes marked -------------------------------------------------------------------
+def test_toggling_dueling_in_the_form_adds_the_streams_and_marks_them(builder):
+    before = clusters(builder.svg)
+    assert VALUE_STREAM not in before
+    builder.field("policy/dueling").value = True  # as a click would
+    assert builder.error is None and builder.builds == 1
+    after = clusters(builder.svg)
+    assert {VALUE_STREAM, "component-dqn/policy/action_adapter/advantage_stream"} <= after
+    assert "dqn/policy/action_adapter/value_stream" in builder.changes.added
+    assert ADDED_COLOR in builder.svg and "added (" in builder.svg and "removed:" in builder.svg
+    assert builder.config["policy"]["dueling"] is True and builder.agent.config["policy"]["dueling"] is True
+    assert builder.redraw_seconds is not None and "built on torch" in builder.status
+
+
+def test_a_bad_value_is_an_error_at_its_field_and_the_last_good_graph_stays(builder):
+    svg, agent = builder.svg, builder.agent
+    field = builder.field("update/batch_size")
+    field.value = 0
+    assert list(builder.field_errors) == ["update/batch_size"] and ">= 1" in builder.field_errors["update/batch_size"]
+    assert "2px solid" in field.layout.border
+    note = builder.form._locate("update/batch_size")[0].widgets[1]
+    assert "value out of range" in note.value and note.layout.display == "block"
+    assert builder.svg == svg and builder.agent is agent and builder.config["update"]["batch_size"] == 64
+    field.value = 32
+    assert builder.field_errors == {} and "solid" not in (field.layout.border or "") and note.value == ""
+    assert builder.agent is not agent and builder.config["update"]["batch_size"] == 32
+
+
+def test_adding_a_dense_layer_changes_the_networks_output_space_on_the_edges(builder):
+    assert edge_labels_with(builder.svg, "f32[B,24]") == 0
+    add = next(b for b in _walk(builder.field("policy/network")) if isinstance(b, w.Button)
+               and b.description == "Add entry")
+    add.click()  # a new dense layer (the first type of the menu)
+    assert "dqn/policy/network/dense_2" in builder.changes.added and ADDED_COLOR in builder.svg
+    builder.field("policy/network/2/units").value = 24
+    assert builder.error is None, builder.status
+    assert [layer["units"] for layer in builder.config["policy"]["network"]] == [256, 256, 24]
+    assert edge_labels_with(builder.svg, "f32[B,24]") > 0
+    assert "dqn/policy/network/dense_2" in builder.changes.changed
+    changed_edges = [k for k, label in builder.explorer.edge_labels.items() if builder.changes.edge_changed(k, label)]
+    assert any(key[1].endswith("network/apply") or key[0].endswith("network/apply") for key in changed_edges)
+    assert CHANGED_COLOR in builder.svg
+
+
+def test_a_component_type_changes_from_its_menu_with_that_types_arguments(builder):
+    menu = _type_menu(builder, "memory")
+    menu.value = "prioritized_replay"
+    assert builder.error is None, builder.status
+    assert builder.config["memory"]["type"] == "prioritized_replay"
+    assert isinstance(builder.field("memory/alpha"), w.FloatText)
+    assert type(builder.agent.root.find("memory")).__name__ == "PrioritizedReplay"
+    assert "dqn/memory" in builder.changes.changed | builder.changes.added
+
+
+def test_a_failed_build_draws_the_partial_graph_with_the_stuck_component_in_view(builder):
+    good = builder.agent
+    assert builder.set("preprocessing", [{"type": "grayscale"}]) is False
+    assert builder.error is not None and builder.error.component == "dqn/preprocessor/grayscale_0"
+    assert "component-dqn/preprocessor/grayscale_0" in clusters(builder.svg) and STUCK_COLOR in builder.svg
+    assert builder.explorer.graph_pane.focus == "dqn/preprocessor/grayscale_0"
+    assert builder.agent is good and "build failed" in builder.status
+    assert builder.set("preprocessing", [])
+    assert builder.error is None
+
+
+def test_switching_the_backend_keeps_the_config(builder):
+    builder.set("policy/dueling", True)
+    assert builder.set_backend("tf")
+    assert builder.agent.executor.backend.name == "tf" and builder.config["policy"]["dueling"] is True
+    assert builder.view.backend_menu.value == "tf" and VALUE_STREAM in clusters(builder.svg)
+    with pytest.raises(ConfigError, match="unknown backend"):
+        builder.set_backend("jax")
+
+
+# ----- devices, probe, export, promote ---------------------------------------------------------------------------
+def test_devices_picked_in_the_builder_survive_a_config_change(builder):
+    builder.explorer.set_device("dqn/policy", "cpu")
+    builder.explorer.rebuild()
+    builder.set("update/batch_size", 16)
+    assert builder.explorer.device_map == {"policy": "cpu"}
+    assert builder.agent.root.find("policy").resolved_device == "cpu"
+
+
+def test_a_probe_runs_on_the_current_graph(builder):
+    builder.set("policy/dueling", True)
+    probe = builder.probe("get_q_values")
+    table = probe.run()
+    assert len(table) >= 1 and builder.view.tabs.selected_index == 1
+    builder.set("policy/dueling", False)  # a rebuild closes the probe of the old graph
+    assert builder._probe is None
+
+
+def test_export_validates_and_builds_to_the_same_graph(builder, tmp_path):
+    builder.set("policy/dueling", True)
+    builder.set("memory", {"type": "prioritized_replay", "capacity": 5000})
+    path = tmp_path / "exported.json"
+    config = builder.export(path)
+    assert json.loads(path.read_text()) == config
+    again = Agent.from_config(path, state_space=builder.source.state_space, action_space=builder.source.action_space,
+                              backend="torch").build()
+    assert not compare(snapshot(builder.agent), snapshot(again))
+    assert builder.export_code().startswith("config = {") and "'dueling': True" in builder.export_code()
+    assert builder.view.copy_button.text == builder.export_code()
+
+
+def test_promote_from_the_builder_starts_a_run(builder, tmp_path):
+    builder.set("update/learning_starts", 50)
+    run = builder.promote(timesteps=200, logdir=tmp_path, seed=1)
+    run.wait(timeout=120)
+    assert run.state == "finished" and run.spec.config["update"]["learning_starts"] == 50
+    assert builder.run is run  # its live view is shown below the builder
+
+
+# ----- code-composed components ---------------------------------------------------------------------------------
+def test_a_code_composed_component_opens_without_a_form_and_marks_rebuilds():
+    network = NeuralNetwork([Dense(8, name="hidden"), Dense(4, name="out")], name="net")
+    build(network, {"inputs": FloatBox((3,), add_batch_rank=True)}, backend="torch")
+    made = GraphBuilder(network)
+    try:
+        assert made.form is None and "code-composed" in repr(made)
+        network.replace_component("hidden", Dense(16, name="hidden"))
+        made.explorer.rebuild()
+        assert "net/hidden" in made.changes.changed and CHANGED_COLOR in made.svg
+        with pytest.raises(ConfigError, match="code-composed"):
+            made.set("units", 3)
+        with pytest.raises(ConfigError, match="code-composed"):
+            made.export()
+    finally:
+        made.close()
+
+
+# ----- the debounce ---------------------------------------------------------------------------------------------
+def test_form_changes_in_a_running_event_loop_are_debounced_into_one_rebuild(builder):
+    builder.debounce = 0.05
+
+    async def edit() -> tuple[int, int]:
+        builder.field("update/batch_size").value = 16
+        builder.field("update/batch_size").value = 8
+        during = builder.builds
+        await asyncio.sleep(0.3)
+        return during, builder.builds
+
+    during, after = asyncio.run(edit())
+    assert (during, after) == (0, 1) and builder.config["update"]["batch_size"] == 8
+
+
+def test_a_bad_prototype_is_a_typed_error():
+    with pytest.raises(ConfigError, match="the builder opens"):
+        GraphBuilder(42)
+    with pytest.raises(ConfigError, match="no such config"):
+        GraphBuilder("no_such_config")
+
+
+# ----- helpers --------------------------------------------------------------------------------------------------
+def _walk(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _walk(child)
+
+
+def _type_menu(builder: GraphBuilder, path: str) -> w.Dropdown:
+    """The dropdown choosing the component type of the spec at ``path``."""
+    return builder.form.choice_menu(path)
