@@ -16,6 +16,7 @@ import pytest
 
 NOTEBOOKS = Path(__file__).parents[2] / "notebooks"
 PARAMETERS = {"train_dqn_cartpole.ipynb": {"TIMESTEPS": 3000, "LIVE_SECONDS": 4},
+              "graph_builder.ipynb": {"TIMESTEPS": 1500},
               "multi_device.ipynb": {"TIMESTEPS": 2000},
               "distributed.ipynb": {"TIMESTEPS": 3000, "IMPALA_TIMESTEPS": 6000},
               "cluster.ipynb": {"TIMESTEPS": 10**7, "EPISODES_TO_WATCH": 5}}
@@ -129,3 +130,14 @@ def test_cluster(tmp_path, ray_head, monkeypatch):
     assert any("submission_id" in table and "stopped" in table for table in tables)  # list_runs
     assert any("weights_behind" in table for table in tables)  # the Ape-X job's workers, followed from its log
     assert len(list((tmp_path / "runs").glob("*/checkpoints/final"))) == 1  # the job's own directory, shared
+
+
+def test_graph_builder(tmp_path):
+    notebook = executed(NOTEBOOKS / "graph_builder.ipynb", tmp_path)
+    assert not errors(notebook)
+    text = json.dumps(notebook.cells)
+    assert "advantage_stream" in text and "update/batch_size" in text and "value out of range" in text
+    assert "build failed" in text and "grayscale_0" in text and "built on tf" in text
+    assert mime_outputs(notebook, WIDGET)  # the builder, the run's live view
+    assert json.loads((tmp_path / "dqn_from_builder.json").read_text())["policy"]["dueling"] is True
+    assert list((tmp_path / "runs").glob("*/checkpoints/final"))
