@@ -186,8 +186,17 @@ async function run(page) {
       if (!done.changed && step.expect_change !== false) result.problems.push(`${step.action} on '${step.selector}' did not change the outputs`);
       else if (!done.expect_ok) result.problems.push(`after ${step.action} on '${step.selector}' the outputs lack '${step.expect_text}'`);
     } catch (err) {
-      result.problems.push(`${step.action} on '${step.selector}' failed: ${err.message.split('\n')[0]}`);
+      result.problems.push(`${step.action} on '${step.selector}' failed: ${err.message.split('\n').slice(0, 8).join(' | ')}`);
     }
+  }
+  if (cfg.svg_after) {  // what the interactions must have drawn
+    const drawn = await waitFor(page, svgState, cfg.svg_after, (s) => s.matches >= cfg.svg_after.min, t.render);
+    result.svg_after = drawn.state;
+    if (!drawn.ok) result.problems.push(`after the interactions: expected >= ${cfg.svg_after.min} '${cfg.svg_after.inner}', got ${JSON.stringify(drawn.state)}`);
+  }
+  if (cfg.collect_data) {  // data-* attributes of elements, for the test to check (a graph pane's zoom and focus)
+    result.data = await page.evaluate((spec) => Object.fromEntries(Object.entries(spec).map(([name, selector]) =>
+      [name, [...document.querySelectorAll(selector)].map((e) => ({ ...e.dataset, width: e.clientWidth }))])), cfg.collect_data);
   }
   const after = await page.evaluate(cellState, sel);
   if (after && after.errors.length > (exec.state?.errors.length ?? 0)) result.problems.push(`the interactions produced errors:\n${after.errors.join('\n---\n')}`);
