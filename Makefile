@@ -22,6 +22,7 @@ bench: bootstrap
 	$(VENV_PY) -m bench.sample_throughput
 	$(VENV_PY) -m bench.train_overhead --backends torch tf
 	$(VENV_PY) -m bench.multi_device --backends torch tf
+	$(VENV_PY) -m bench.builder_redraw
 	$(VENV_PY) -m bench.learning --seeds 3
 	$(VENV_PY) -m bench.apex_vs_rllib
 

@@ -18,7 +18,14 @@ ROOT = str(Path(__file__).resolve().parents[2])
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from bench import act_overhead, backends, build_overhead, multi_device, train_overhead  # noqa: E402 (after the path fix)
+from bench import (  # noqa: E402 (after the path fix)
+    act_overhead,
+    backends,
+    build_overhead,
+    builder_redraw,
+    multi_device,
+    train_overhead,
+)
 
 COMMON = {"benchmark", "case", "batch", "ratio", "paired_ratio", "repeats", "target", "meets_target", "python",
           "torch", "numpy", "torch_threads", "machine", "timestamp"}
@@ -168,3 +175,12 @@ def test_apex_vs_rllib_writes_its_csv(ray_session, tmp_path):
     rows = frame.set_index("contender")
     assert rows.loc["rllib_dqn", "frames_ratio"] == 1.0
     assert rows.loc["apex", "target"] == "frames_ratio >= 2.85" and rows.loc["apex", "frames_ratio"] > 0
+
+
+def test_builder_redraw_writes_its_csv(tmp_path):
+    out = tmp_path / "redraw.csv"
+    returned = builder_redraw.main(["--repeats", "2", "--out", str(out), "--quiet"])
+    frame = pd.read_csv(out)
+    assert len(frame) == len(returned) == 2 and list(frame["backend"]) == ["torch", "tf"]
+    assert COMMON <= set(frame.columns) and (frame["ours_median_s"] > 0).all()
+    assert frame.loc[0, "target"] == "redraw < 0.5 s"
