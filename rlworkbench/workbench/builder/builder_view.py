@@ -33,8 +33,7 @@ class BuilderView:
         graph = w.VBox([w.HBox([explorer.depth_menu, explorer.api_menu]), explorer.graph_pane, explorer.error_pane],
                        layout=w.Layout(flex="1 1 auto", min_width="0"))
         if builder.form is not None:
-            form_box = w.VBox([builder.form.widget], layout=w.Layout(width="34%", min_width="300px",
-                                                                      max_height="640px", overflow="auto"))
+            form_box = w.VBox([builder.form.widget], layout=w.Layout(width="34%", min_width="300px"))
             middle = w.HBox([form_box, graph], layout=w.Layout(width="100%"))
         else:
             note = w.HTML("<i>a code-composed component: no config form — replace sub-components from code, pick "

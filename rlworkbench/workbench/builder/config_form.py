@@ -117,6 +117,7 @@ class ConfigForm:
     def _mark(self, element: Any, schema: Mapping[str, Any], error: ConfigError) -> None:
         text = f"⚠ {_short(error)}"
         widget = _input_of(element, schema)
+        _reveal(self.widget, widget)
         if isinstance(widget, w.Accordion):  # a section or list: the message first inside it, opened
             inner = widget.children[0]
             before = (inner.children, widget.selected_index)
@@ -171,6 +172,18 @@ def _chosen(element: Any, schema: Mapping[str, Any]) -> tuple[Any, Mapping[str, 
         index = list(selector.options).index(selector.value)
         element, schema = element.subelements[index], options[index]
     return element, schema
+
+
+def _reveal(root: w.Widget, target: w.Widget) -> bool:
+    """Opens every accordion between ``root`` and ``target``; whether ``target`` is below ``root``."""
+    if root is target:
+        return True
+    for child in getattr(root, "children", ()):
+        if _reveal(child, target):
+            if isinstance(root, w.Accordion):
+                root.selected_index = list(root.children).index(child)
+            return True
+    return False
 
 
 def _selector(element: Any) -> w.Dropdown:

@@ -36,6 +36,7 @@ JSON_TEXT = "x-rlworkbench-json"  #: marks a form field holding a JSON value as 
 OPTIONAL = "x-rlworkbench-optional"  #: marks a choice whose "none" option leaves the key out of the config
 _BOUNDS = (("minimum", "≥"), ("exclusiveMinimum", ">"), ("maximum", "≤"), ("exclusiveMaximum", "<"))
 _FIRST_OF_KIND = ("dense", "replay_memory", "adam", "linear_decay")  # listed first in their type menus
+_INT32_MAX = (1 << 31) - 1
 _SUGGESTED = {"units": 64, "filters": 32, "kernel_size": 3, "num_frames": 4, "capacity": 10_000}  # new specs
 
 
@@ -61,24 +62,30 @@ def _convert(node: Mapping[str, Any], title: str | None) -> dict[str, Any]:
             return _titled(_enum(values), title)
         return _choice([{"type": "null"}, _enum([v for v in values if v is not None])], title)
     if "anyOf" in node:
-        return _choice([_convert(option, None) for option in node["anyOf"]], title)
+        return _choice([_convert(option, title) for option in node["anyOf"]], title)
     kind = node.get("type")
     if isinstance(kind, list):
         return _choice([_convert({**node, "type": one}, None) for one in sorted(kind, key=lambda k: k != "null")],
                        title)
     if kind == "object":
         properties = {key: _convert(sub, key) for key, sub in node.get("properties", {}).items()}
-        return _titled({"type": "object", "properties": properties, "additionalProperties": False}, title)
+        return _titled({"type": "object", "properties": properties}, title)  # (no additionalProperties: the
+        # library folds an object into an accordion only without it; the form adds no keys anyway)
     if kind == "array":
         array = {"type": "array", "items": _convert(node.get("items", {}), None)}
         array.update({k: node[k] for k in ("minItems", "maxItems") if k in node})
         return _titled(array, title)
     if kind in ("integer", "number"):
-        bounds = " ".join(f"{sign} {node[key]:g}" for key, sign in _BOUNDS if key in node)
+        bounds = " ".join(f"{sign} {_number(node[key])}" for key, sign in _BOUNDS
+                          if key in node and abs(node[key]) < _INT32_MAX)  # int32 sanity limits go unsaid
         return _titled({"type": kind}, f"{title} {bounds}" if title and bounds else title)
     if kind in ("string", "boolean", "null"):
         return _titled({"type": kind}, title)
     return _json_text(title)
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
 def _enum(values: list[Any]) -> dict[str, Any]:
@@ -90,16 +97,10 @@ def _enum(values: list[Any]) -> dict[str, Any]:
 def _choice(options: list[dict[str, Any]], title: str | None) -> dict[str, Any]:
     flat: list[dict[str, Any]] = []
     for option in options:  # a choice inside a choice is one menu
-        flat.extend(option["anyOf"] if "anyOf" in option and "title" not in option else [option])
-    for option in flat:
-        option.setdefault("title", _option_title(option))
+        flat.extend(option["anyOf"] if "anyOf" in option else [option])
+    for option in flat:  # the menu says "none" or the field's own name (a spec's option is titled by its type)
+        option.setdefault("title", "none" if option.get("type") == "null" else title or str(option.get("type")))
     return _titled({"anyOf": flat}, title)
-
-
-def _option_title(option: Mapping[str, Any]) -> str:
-    if "enum" in option:
-        return "choice"
-    return {"null": "none", "number": "number", "integer": "integer"}.get(option.get("type"), str(option.get("type")))
 
 
 def _titled(schema: dict[str, Any], title: str | None) -> dict[str, Any]:
@@ -123,8 +124,12 @@ def _component_choice(node: Mapping[str, Any], title: str | None) -> dict[str, A
     names.sort(key=lambda name: name not in _FIRST_OF_KIND)
     skip = tuple(options.get("reserved", ())) + ("name", "device")
     overrides = node.get("properties", {})
-    return _titled({"anyOf": [_component_option(name, tuple(options.get("extra", ())), skip, overrides)
-                              for name in names]}, title)
+    choice = _titled({"anyOf": [_component_option(name, tuple(options.get("extra", ())), skip, overrides)
+                                for name in names]}, title)
+    if title:  # the menu and the folded arguments say which field they are: "memory: replay_memory"
+        for option in choice["anyOf"]:
+            option["title"] = f"{title}: {option['title']}"
+    return choice
 
 
 def _component_option(type_name: str, extra: tuple[str, ...], skip: tuple[str, ...],
@@ -149,7 +154,7 @@ def _component_option(type_name: str, extra: tuple[str, ...], skip: tuple[str, .
         if value is not inspect.Parameter.empty:
             field["default"] = value
         properties[name] = field
-    return {"type": "object", "title": type_name, "properties": properties, "additionalProperties": False}
+    return {"type": "object", "title": type_name, "properties": properties}
 
 
 @functools.cache
