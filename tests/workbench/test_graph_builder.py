@@ -101,6 +101,15 @@ def test_a_bad_value_is_an_error_at_its_field_and_the_last_good_graph_stays(buil
     assert builder.agent is not agent and builder.config["update"]["batch_size"] == 32
 
 
+def test_an_error_deep_in_folded_sections_opens_the_way_to_its_field(builder):
+    field = builder.field("policy/network/1/units")
+    folded = [x for x in _walk(builder.form.widget) if isinstance(x, w.Accordion) and _contains(x, field)]
+    assert folded and any(a.selected_index is None for a in folded)  # the layer's arguments start folded
+    field.value = 0
+    assert list(builder.field_errors) == ["policy/network/1/units"]
+    assert all(a.selected_index is not None for a in folded)
+
+
 def test_adding_a_dense_layer_changes_the_networks_output_space_on_the_edges(builder):
     assert edge_labels_with(builder.svg, "f32[B,24]") == 0
     add = next(b for b in _walk(builder.field("policy/network")) if isinstance(b, w.Button)
@@ -119,7 +128,8 @@ def test_adding_a_dense_layer_changes_the_networks_output_space_on_the_edges(bui
 
 def test_a_component_type_changes_from_its_menu_with_that_types_arguments(builder):
     menu = _type_menu(builder, "memory")
-    menu.value = "prioritized_replay"
+    assert "memory: replay_memory" in menu.options
+    menu.value = "memory: prioritized_replay"
     assert builder.error is None, builder.status
     assert builder.config["memory"]["type"] == "prioritized_replay"
     assert isinstance(builder.field("memory/alpha"), w.FloatText)
@@ -231,6 +241,10 @@ def _walk(widget):
     yield widget
     for child in getattr(widget, "children", ()):
         yield from _walk(child)
+
+
+def _contains(widget, target) -> bool:
+    return any(x is target for x in _walk(widget))
 
 
 def _type_menu(builder: GraphBuilder, path: str) -> w.Dropdown:
