@@ -15,7 +15,7 @@ import numpy as np
 
 from rlworkbench import nest
 from rlworkbench.errors import SpaceError
-from rlworkbench.spaces import IntBox, Space
+from rlworkbench.spaces import IntBox, Space, as_space
 
 
 class RandomAgent:
@@ -25,8 +25,8 @@ class RandomAgent:
     """
 
     def __init__(self, state_space: Space, action_space: Space, seed: int | None = None):
-        self.state_space = state_space.strip_ranks()
-        self.action_space = action_space.strip_ranks()
+        self.state_space = as_space(state_space, "state_space").strip_ranks()
+        self.action_space = as_space(action_space, "action_space").strip_ranks()
         self.seed = seed
         self.timesteps = 0
         self._rng = np.random.default_rng(seed)

@@ -11,6 +11,7 @@ from agent_helpers import ACTIONS, STATES, small_agent, small_config, transition
 from agent_test_support import count_applies
 
 from rlworkbench.agents import Agent, DQNAgent, known_agents
+from rlworkbench.agents.random_agent import RandomAgent
 from rlworkbench.components import Dense
 from rlworkbench.errors import BuildError, ConfigError, RLWorkbenchError, SpaceError
 from rlworkbench.spaces import FloatBox, IntBox, from_gymnasium
@@ -219,6 +220,17 @@ def test_gymnasium_spaces_are_taken_as_they_are(backend):
     test = ComponentTest(Dense(2, name="dense"), {"inputs": gym_states}, backend=backend)
     assert test.graph.api_spaces(test.component, "apply")[0]["inputs"] == from_gymnasium(gym_states)
 
+
+
+def test_random_agent_takes_gymnasium_spaces():
+    gym_states = gym.spaces.Box(-1.0, 1.0, shape=(3,), dtype=np.float32)
+    agent = RandomAgent(gym_states, gym.spaces.Discrete(2), seed=0)
+    assert agent.state_space == from_gymnasium(gym_states) and agent.action_space == IntBox(2)
+    actions = agent.get_actions(np.stack([gym_states.sample() for _ in range(4)]))
+    assert actions.shape == (4,) and set(actions.tolist()) <= {0, 1}
+    with pytest.raises(ConfigError, match="expected a space") as info:
+        RandomAgent((3,), IntBox(2))
+    assert info.value.argument == "state_space"
 
 def test_graph_summary_names_the_parts(backend):
     agent = small_agent(backend)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from rlworkbench.errors import ConfigError, SpaceError
-from rlworkbench.spaces import BoxSpace, FloatBox, Space, Tuple
+from rlworkbench.spaces import BoxSpace, FloatBox, Space, Tuple, as_space
 
 
 class ParameterSpaces:
@@ -20,6 +20,7 @@ class ParameterSpaces:
     @classmethod
     def for_space(cls, space: Space, **kwargs: Any) -> Any:
         """The distribution configured for the action leaf ``space`` (categories, bounds), ``kwargs`` on top."""
+        space = as_space(space, "space", component=kwargs.get("name"))
         if not isinstance(space, cls.value_kind):
             raise ConfigError(f"{cls.__name__} is a distribution over {cls.value_kind.__name__} actions",
                               component=kwargs.get("name"), expected=cls.value_kind.__name__, got=space)

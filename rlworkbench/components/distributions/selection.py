@@ -10,7 +10,7 @@ from rlworkbench.components.distributions.categorical import Categorical
 from rlworkbench.components.distributions.distribution import Distribution
 from rlworkbench.components.distributions.normal import Normal
 from rlworkbench.errors import ConfigError
-from rlworkbench.spaces import BoolBox, FloatBox, IntBox, Space
+from rlworkbench.spaces import BoolBox, FloatBox, IntBox, Space, as_space
 
 DEFAULTS: dict[type[Space], type[Distribution]] = {IntBox: Categorical, BoolBox: Bernoulli, FloatBox: Normal}
 
@@ -34,6 +34,7 @@ def distribution_for(space: Space, spec: str | Mapping[str, Any] | Distribution 
     """
     if isinstance(spec, Distribution):
         return spec
+    space = as_space(space, "space", component=name, key_path=key_path)
     if spec is None:
         default = next((d for kind, d in DEFAULTS.items() if isinstance(space, kind)), None)
         if default is None:

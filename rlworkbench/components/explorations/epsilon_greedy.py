@@ -10,7 +10,7 @@ from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
 from rlworkbench.errors import SpaceError
-from rlworkbench.spaces import BoolBox, FloatBox, IntBox, Space
+from rlworkbench.spaces import BoolBox, FloatBox, IntBox, Space, as_space
 
 DEFAULT_EPSILON = {"type": "linear_decay", "from_value": 1.0, "to_value": 0.05, "end_time_step": 10000}
 
@@ -35,7 +35,8 @@ class EpsilonGreedy(Component):
         self.epsilon = TimeDependentParameter.from_spec(DEFAULT_EPSILON if epsilon is None else epsilon,
                                                         name="epsilon")
         super().__init__(self.epsilon, **kwargs)
-        self.action_space = action_space
+        self.action_space = None if action_space is None else \
+            as_space(action_space, "action_space", component=self.name)
 
     def create_variables(self, input_spaces: dict[str, Space]) -> None:
         actions = input_spaces["greedy_actions"]

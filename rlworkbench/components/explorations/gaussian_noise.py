@@ -10,7 +10,7 @@ from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
 from rlworkbench.errors import SpaceError
-from rlworkbench.spaces import FloatBox, Space
+from rlworkbench.spaces import FloatBox, Space, as_space
 
 
 def _action_space(exploration: GaussianNoise, actions: Space, stddev: Space) -> Space:
@@ -29,7 +29,8 @@ class GaussianNoise(Component):
     def __init__(self, stddev: Any = 0.1, action_space: Space | None = None, **kwargs: Any):
         self.stddev = TimeDependentParameter.from_spec(stddev, name="stddev")
         super().__init__(self.stddev, **kwargs)
-        self.action_space = action_space
+        self.action_space = None if action_space is None else \
+            as_space(action_space, "action_space", component=self.name)
 
     def create_variables(self, input_spaces: dict[str, Space]) -> None:
         actions = input_spaces["actions"]

@@ -11,7 +11,7 @@ from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
 from rlworkbench.errors import SpaceError
-from rlworkbench.spaces import FloatBox, Space
+from rlworkbench.spaces import FloatBox, Space, as_space
 
 
 def _action_space(exploration: OrnsteinUhlenbeckNoise, actions: Space, sigma: Space) -> Space:
@@ -36,7 +36,8 @@ class OrnsteinUhlenbeckNoise(Component):
         super().__init__(self.sigma, **kwargs)
         self.theta, self.mu, self.dt = float(theta), float(mu), float(dt)
         self.batch_size = None if batch_size is None else int(batch_size)
-        self.action_space = action_space
+        self.action_space = None if action_space is None else \
+            as_space(action_space, "action_space", component=self.name)
 
     def create_variables(self, input_spaces: dict[str, Space]) -> None:
         actions = input_spaces.get("actions")

@@ -9,7 +9,7 @@ from rlworkbench.components.layers.dense import Dense
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
 from rlworkbench.errors import ConfigError
-from rlworkbench.spaces import BoxSpace, FloatBox, Space, Tuple
+from rlworkbench.spaces import BoxSpace, FloatBox, Space, Tuple, as_space
 
 
 class ActionAdapter(Component):
@@ -23,6 +23,7 @@ class ActionAdapter(Component):
     parameter_names: ClassVar[tuple[str, ...]] = ("logits",)
 
     def __init__(self, action_space: Space, kernel_initializer: Any = "glorot_uniform", **kwargs: Any):
+        action_space = as_space(action_space, "action_space", component=kwargs.get("name"))
         if not isinstance(action_space, self.space_kind):
             raise ConfigError(f"{type(self).__name__} adapts {self.space_kind.__name__} actions",
                               component=kwargs.get("name"), argument="action_space",

@@ -9,7 +9,7 @@ from rlworkbench.components.distributions import Distribution
 from rlworkbench.components.policies.action_adapter import ActionAdapter
 from rlworkbench.components.registry import register
 from rlworkbench.errors import ConfigError
-from rlworkbench.spaces import BoolBox, FloatBox, IntBox, Space
+from rlworkbench.spaces import BoolBox, FloatBox, IntBox, Space, as_space
 
 
 @register("categorical_adapter")
@@ -89,6 +89,7 @@ ADAPTERS: list[type[ActionAdapter]] = [CategoricalAdapter, BernoulliAdapter, Nor
 
 def adapter_for(space: Space, distribution: Distribution, **kwargs: Any) -> ActionAdapter:
     """The adapter giving ``distribution``'s parameters (by their names) for actions of ``space``."""
+    space = as_space(space, "space", component=kwargs.get("name"))
     for adapter in ADAPTERS:
         if adapter.parameter_names == distribution.parameter_names and isinstance(space, adapter.space_kind):
             return adapter(space, **kwargs)

@@ -10,7 +10,7 @@ from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
 from rlworkbench.errors import ConfigError
-from rlworkbench.spaces import IntBox, Space
+from rlworkbench.spaces import IntBox, Space, as_space
 
 
 def _stream(units: Sequence[int], outputs: int, activation: str, name: str) -> NeuralNetwork:
@@ -27,6 +27,7 @@ class DuelingActionAdapter(Component):
 
     def __init__(self, action_space: Space, value_units: Sequence[int] = (), advantage_units: Sequence[int] = (),
                  activation: str = "relu", **kwargs: Any):
+        action_space = as_space(action_space, "action_space", component=kwargs.get("name"))
         if not isinstance(action_space, IntBox) or action_space.num_categories is None:
             raise ConfigError("dueling Q-values need discrete actions", component=kwargs.get("name"),
                               argument="action_space", expected="IntBox(n)", got=action_space)

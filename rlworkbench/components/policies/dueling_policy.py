@@ -12,7 +12,7 @@ from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api
 from rlworkbench.errors import ConfigError
-from rlworkbench.spaces import IntBox, Space
+from rlworkbench.spaces import IntBox, Space, as_space
 
 
 @register("dueling_policy")
@@ -26,6 +26,7 @@ class DuelingPolicy(Policy):
 
     def __init__(self, network_spec: Any, action_space: Space, value_units: Sequence[int] = (),
                  advantage_units: Sequence[int] = (), activation: str = "relu", **kwargs: Any):
+        action_space = as_space(action_space, "action_space", component=kwargs.get("name"))
         if not isinstance(action_space, IntBox) or action_space.num_categories is None:
             raise ConfigError("dueling Q-values need one discrete action", component=kwargs.get("name"),
                               argument="action_space", expected="IntBox(n)", got=action_space)

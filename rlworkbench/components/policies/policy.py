@@ -15,7 +15,7 @@ from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
 from rlworkbench.core.space_inference import structure_to_space
 from rlworkbench.errors import ConfigError
-from rlworkbench.spaces import ContainerSpace, Space
+from rlworkbench.spaces import ContainerSpace, Space, as_space
 
 DistributionSpec = str | Mapping[str, Any] | Distribution | None
 
@@ -52,10 +52,7 @@ class Policy(Component):
     def __init__(self, network_spec: Any, action_space: Space, distributions: DistributionSpec = None,
                  **kwargs: Any):
         super().__init__(**kwargs)
-        if not isinstance(action_space, Space):
-            raise ConfigError("action_space must be a Space", component=self.name, argument="action_space",
-                              expected="Space", got=type(action_space).__name__)
-        self.action_space = action_space.strip_ranks()
+        self.action_space = as_space(action_space, "action_space", component=self.name).strip_ranks()
         self.is_container = isinstance(self.action_space, ContainerSpace)
         leaves = self.action_space.flatten()
         self.keys = list(leaves)

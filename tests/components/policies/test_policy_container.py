@@ -134,7 +134,7 @@ def test_nested_tuple_action_space(backend):
     ({"distributions": {"continuous": "nope"}}, "unknown distribution type"),
     ({"network_spec": 3}, "bad network spec"),
     ({"action_space": TextBox()}, "no distribution for this kind of action"),
-    ({"action_space": "discrete"}, "must be a Space"),
+    ({"action_space": "discrete"}, "expected a space"),
 ])
 def test_bad_configs_are_config_errors(kwargs, match):
     arguments = {"network_spec": LAYERS, "action_space": ACTION_SPACE, **kwargs}
