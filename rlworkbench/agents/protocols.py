@@ -1,11 +1,11 @@
 """What callers need of an agent, as small protocols (after Acme's ``Actor`` / ``Learner`` / ``VariableSource``).
 
 A worker needs an :class:`Actor` that is also a :class:`Learner` (an :class:`ActorLearner`); a weight broadcast
-needs :class:`HasWeights`; a checkpointer :class:`Checkpointing`. :class:`GraphAgent` is all of them plus the
-component tree (``root``) and its ``executor`` — what drawing, the explorer and TensorBoard summaries need — and
-:func:`is_agent` is the one test of "is this an agent" used across the package. The
-:class:`~rlworkbench.agents.agent.Agent` base satisfies every protocol; any object with the methods does too (they
-are structural).
+needs :class:`HasWeights`; a checkpointer :class:`Checkpointing`; the multi-device target :class:`BuildsOnDevices`.
+:class:`GraphAgent` is all of them but the last, plus the component tree (``root``) and its ``executor`` — what
+drawing, the explorer and TensorBoard summaries need — and :func:`is_agent` is the one test of "is this an agent"
+used across the package. The :class:`~rlworkbench.agents.agent.Agent` base satisfies every protocol; any object
+with the methods does too (they are structural).
 """
 
 from __future__ import annotations
@@ -64,6 +64,20 @@ class Checkpointing(Protocol):
     def save(self, directory: str | Path) -> Path: ...
 
     def load(self, directory: str | Path) -> Any: ...
+
+
+@runtime_checkable
+class BuildsOnDevices(HasWeights, Protocol):
+    """Builds (and rebuilds) its graph with the update on replica towers, one per device — what the ``multi_gpu``
+    target needs of a prototype: ``build(devices=...)``, the ``devices`` it was built with (``None``: one device,
+    or not built), its ``executor`` (``None`` until built) and weights to carry across a rebuild."""
+
+    executor: Executor | None
+
+    @property
+    def devices(self) -> list[str] | None: ...
+
+    def build(self, device_map: Mapping[str, str] | None = None, devices: Any = None) -> Any: ...
 
 
 @runtime_checkable

@@ -71,3 +71,20 @@ def test_bad_devices_fail_in_the_caller(tmp_path, settings, says):
         pytest.skip("this machine has GPUs to default to")
     with pytest.raises(ConfigError, match=says):
         promote(small_dqn(), to="multi_gpu", timesteps=100, logdir=tmp_path, **settings)
+
+
+def test_a_prototype_must_build_on_devices(tmp_path):
+    """The target asks the BuildsOnDevices protocol (build(devices=), devices, executor, weights), not build's
+    signature: an agent without them is a ConfigError in the caller; an Agent, built or not, has them."""
+    from rlworkbench.agents.protocols import BuildsOnDevices
+    from rlworkbench.agents.random_agent import RandomAgent
+    from rlworkbench.spaces import FloatBox, IntBox
+
+    random_agent = RandomAgent(FloatBox(shape=(4,)), IntBox(2), seed=0)
+    assert not isinstance(random_agent, BuildsOnDevices)
+    with pytest.raises(ConfigError, match="trains agents that build with devices=") as info:
+        promote(random_agent, to="multi_gpu", devices=["cpu"], env="CartPole-v1", timesteps=10, logdir=tmp_path)
+    assert info.value.argument == "prototype" and info.value.got == "RandomAgent"
+    agent = Agent.from_config(small_dqn(), state_space=FloatBox(shape=(4,)), action_space=IntBox(2),
+                              backend="torch")
+    assert isinstance(agent, BuildsOnDevices) and isinstance(agent.build(), BuildsOnDevices)

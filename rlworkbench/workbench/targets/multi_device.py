@@ -11,8 +11,9 @@ without GPUs that is a ConfigError naming the devices there are.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import cast
 
+from rlworkbench.agents.protocols import BuildsOnDevices
 from rlworkbench.components.strategies import gpu_devices, resolve_tower_devices
 from rlworkbench.core.backend import get_backend
 from rlworkbench.errors import ConfigError
@@ -35,7 +36,7 @@ class MultiDeviceExecution(LocalExecution):
                                   "repeat: ['cpu', 'cpu'])", got=None)
             requested = len(gpus)
         self.tower_devices = resolve_tower_devices(requested, backend)
-        if spec.agent is not None and not _takes_devices(spec.agent):
+        if spec.agent is not None and not isinstance(spec.agent, BuildsOnDevices):
             raise ConfigError("the multi_gpu target trains agents that build with devices=", argument="prototype",
                               expected="an rlworkbench Agent (or a config)", got=type(spec.agent).__name__)
         super().__init__(dataclasses.replace(spec, options=options))
@@ -45,17 +46,10 @@ class MultiDeviceExecution(LocalExecution):
         return list(self.tower_devices)
 
     def _prepare_agent(self) -> None:
-        agent: Any = self.agent
+        agent = cast(BuildsOnDevices, self.agent)  # a prototype is checked in __init__; a config makes an Agent
         if agent.executor is None:
             agent.build(devices=self.tower_devices)
         elif agent.devices != self.tower_devices:
             weights = agent.get_weights()
             agent.build(devices=self.tower_devices)
             agent.set_weights(weights)
-
-
-def _takes_devices(agent: Any) -> bool:
-    import inspect
-
-    build = getattr(agent, "build", None)
-    return callable(build) and "devices" in inspect.signature(build).parameters
