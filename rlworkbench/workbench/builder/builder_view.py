@@ -86,10 +86,7 @@ class BuilderView:
         self._sync_export()
         if self.backend_menu.value != self.builder.backend:
             self.backend_menu.value = self.builder.backend
-        if self.builder._probe is not None:  # a probe of the old graph would mislead
-            self.builder._probe.close()
-            self.builder._probe = None
-            self.probe_box.children = self.probe_box.children[:1]
+        self.probe_box.children = self.probe_box.children[:1]  # a probe of the old graph would mislead
 
     def show_probe(self, probe: Any) -> None:
         self.probe_box.children = (self.probe_box.children[0], probe.widget)
@@ -121,7 +118,5 @@ class BuilderView:
     def _guarded(self, action: Any, *args: Any) -> None:
         try:
             action(*args)
-        except Exception as error:
-            from rlworkbench.workbench.explorer_render import error_text
-
-            self.builder._say(error_text(error), error=True)
+        except Exception as error:  # a button's action: shown in the status line, never raised into the frontend
+            self.builder.show_error(error)

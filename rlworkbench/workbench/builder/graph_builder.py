@@ -54,10 +54,8 @@ class GraphBuilder:
 
     def __init__(self, prototype: Any, *, env: Any = _NO_ENV, backend: str | None = None, seed: int = 0,
                  debounce: float = 0.3, input_spaces: Mapping[str, Any] | None = None):
-        given_env = env is not _NO_ENV
-        self.env = env if given_env else (None if isinstance(prototype, Agent) else DEFAULT_ENV)
-        self.source: BuilderSource = resolve_source(prototype, self.env if given_env or not isinstance(
-            prototype, Agent) else None)
+        self.env = env if env is not _NO_ENV else (None if isinstance(prototype, Agent) else DEFAULT_ENV)
+        self.source: BuilderSource = resolve_source(prototype, self.env)  # (an agent brings its own spaces)
         agent_backend = getattr(self.source.agent, "backend", None)
         self.backend = backend or agent_backend or default_backend_name()
         self.seed, self.debounce = seed, debounce
@@ -250,6 +248,9 @@ class GraphBuilder:
             self.explorer.refresh(keep_status=True)
         self.builds += 1
         self.redraw_seconds = time.perf_counter() - started
+        if self._probe is not None:  # it probed the previous graph
+            self._probe.close()
+            self._probe = None
         self.view.after_build()
         self._say(f"built on {self.backend} in {self.redraw_seconds:.2f} s · {self.changes.summary()}")
 
@@ -267,7 +268,7 @@ class GraphBuilder:
         form = self._require_form("apply")
         marked = form.show_error(error)
         self.error = error
-        self.field_errors = {marked or error.key_path or "": _message(error)}
+        self.field_errors = {marked or error.key_path or "": str(error)}
         self._say(f"config error — {error_text(error)} (the graph shows the last good config)", error=True)
         return False
 
@@ -307,8 +308,12 @@ class GraphBuilder:
         try:
             self.apply()
         except Exception as error:  # a widget callback: show, never raise into the frontend
-            self.error = error
-            self._say(f"could not apply — {error_text(error)}", error=True)
+            self.show_error(error)
+
+    def show_error(self, error: BaseException) -> None:
+        """Shows an error of a widget action in the status line (and keeps it in :attr:`error`)."""
+        self.error = error
+        self._say(error_text(error), error=True)
 
     def _cancel_pending(self) -> None:
         if self._pending is not None:
@@ -373,6 +378,3 @@ def _assign(config: Any, parts: list[str], value: Any, path: str) -> None:
             raise ConfigError("no such place in the config", key_path=path, expected="a key or list index",
                               got=part)
 
-
-def _message(error: ConfigError) -> str:
-    return str(error)
