@@ -103,6 +103,7 @@ def test_multi_device(tmp_path):
     svgs = mime_outputs(notebook, "image/svg+xml")
     assert any("tower_0 (Tower)" in svg and "tower_1 (Tower)" in svg and "/CPU:1" in svg for svg in svgs)
     assert "largest weight difference after 5 updates" in json.dumps(notebook.cells)
+    assert "devices=['/CPU:0', '/CPU:1']" in json.dumps(notebook.cells)  # the two-tower TF agent was promoted
     assert mime_outputs(notebook, WIDGET)  # the live run view
     assert list((tmp_path / "runs").glob("*/checkpoints/final"))
 
