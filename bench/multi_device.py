@@ -12,6 +12,10 @@ the same update gets on N towers of one machine: on CPUs that share cores no spe
 the strategy's cost — its split, the replicas' smaller GEMMs, gradient sums and weight copies). Target: overhead
 <= 1.10 at 2 towers. On a GPU machine ``--devices-kind cuda`` puts tower i on ``cuda:i`` (as many GPUs as there
 are) and the figure becomes the 1 -> N scaling.
+
+On torch with CPU towers the same split is also written by hand in plain PyTorch (:mod:`bench.hand_towers`),
+interleaved with the rest: ``hand_overhead`` is its plain / N-tower time — the floor any synchronous split pays
+here (a second tower runs every kernel again on half the rows) — and ``vs_hand`` = ``overhead`` / ``hand_overhead``.
 """
 
 from __future__ import annotations
@@ -57,8 +61,15 @@ def measure(backend: str, rows: int, tower_counts: list[int], kind: str, rounds:
     for agent in agents.values():  # first calls trace (TF) and warm the allocator
         for _ in range(5):
             agent.update(batch)
-    contenders, _ = common.per_call_us({name: (agent.update, (batch,)) for name, agent in agents.items()}, round_s,
-                                       shared=True)
+    calls = {name: (agent.update, (batch,)) for name, agent in agents.items()}
+    if backend == "torch" and kind == "cpu":  # the same split by hand: the floor on this machine
+        from bench.hand_dqn import Settings
+        from bench.hand_towers import HandTowerDQN
+
+        for towers in [1, *tower_counts]:
+            hand = HandTowerDQN(Settings(batch_size=rows), towers)
+            calls[f"hand_{towers}"] = (hand.update, (batch,))
+    contenders, _ = common.per_call_us(calls, round_s, shared=True)
     return common.interleaved(contenders, rounds)
 
 
@@ -73,11 +84,14 @@ def run(repeats: int, batches: list[int], tower_counts: list[int], backends: lis
                 values = samples[f"{towers}_towers"]
                 us = common.median(values)
                 target = TARGET.get(towers)
+                hand = (common.median(samples[f"hand_{towers}"]) / common.median(samples["hand_1"])
+                        if f"hand_{towers}" in samples else float("nan"))
                 rows.append({"benchmark": "multi_device", "backend": backend, "batch": batch, "towers": towers,
                              "devices": " ".join(tower_devices(backend, towers, kind)),
                              "samples_per_s": batch / (us / 1e6), "plain_samples_per_s": batch / (plain_us / 1e6),
                              "overhead": us / plain_us,
                              "paired_overhead": 1.0 / common.paired_ratio(samples["plain"], values),
+                             "hand_overhead": hand, "vs_hand": us / plain_us / hand,
                              "repeats": repeats, "target": f"overhead <= {target:g}" if target else "",
                              "meets_target": (us / plain_us <= target) if target else None})
     return rows
@@ -107,7 +121,8 @@ def main(argv: list[str] | None = None):
         common.print_table("Multi-device update: samples/s on N replica towers vs the plain update (medians; overhead "
                            "= plain / towers)", frame,
                            ["backend", "batch", "towers", "devices", "samples_per_s", "plain_samples_per_s",
-                            "overhead", "paired_overhead", "target", "meets_target"], path)
+                            "overhead", "paired_overhead", "hand_overhead", "vs_hand", "target", "meets_target"],
+                           path)
     return frame
 
 

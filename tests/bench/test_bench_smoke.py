@@ -117,6 +117,8 @@ def test_multi_device_writes_its_csv(tmp_path):
     assert list(frame["towers"]) == [1, 2] and list(frame["devices"]) == ["cpu", "cpu cpu"]
     assert (frame["samples_per_s"] > 0).all() and (frame["overhead"] > 0).all()
     assert list(frame["target"].fillna("")) == ["", "overhead <= 1.1"]
+    assert frame.loc[0, "hand_overhead"] == 1.0 and frame.loc[1, "hand_overhead"] > 0  # the hand-written split
+    assert (frame["vs_hand"] - frame["overhead"] / frame["hand_overhead"]).abs().max() < 1e-9
 
 
 def test_learning_writes_its_csv_and_configs(tmp_path):
