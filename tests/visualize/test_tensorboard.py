@@ -7,6 +7,8 @@ import importlib.util
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 from collections.abc import Iterator
 
 import numpy as np
@@ -154,6 +156,46 @@ def test_torch_graph_leaves_stateful_components_as_they_were(torch_backend, tmp_
     assert any(path.startswith("stacked/stack/") for path in paths)
     assert any(path.startswith("stacked/network/dense_0/") for path in paths)
 
+
+
+def test_graph_is_written_while_another_thread_acts_and_updates_the_agent(backend, tmp_path):
+    """write_graph traces the agent a training thread is acting with and updating at the same time: both finish
+    without error, the loop goes on while graphs are written, and every event file holds the graph."""
+    agent = small_dqn(backend)
+    states = agent.state_space.sample(40, seed=0).astype(np.float32)
+    agent.observe(states, agent.get_actions(states), np.ones(40, np.float32), np.zeros(40, bool), states)
+    stop, errors, rounds = threading.Event(), [], []
+
+    def train() -> None:
+        try:
+            while not stop.is_set():
+                actions = agent.get_actions(states[:8])
+                agent.observe(states[:8], actions, np.ones(8, np.float32), np.zeros(8, bool), states[:8])
+                metrics = agent.update()
+                assert np.isfinite(metrics["loss"]) and actions.shape == (8,)
+                rounds.append(agent.updates)
+        except BaseException as error:  # reported in the test's thread
+            errors.append(error)
+
+    thread = threading.Thread(target=train, daemon=True)
+    thread.start()
+    try:
+        while not rounds and not errors:
+            time.sleep(0.001)
+        before, written = len(rounds), 0
+        while written < 3 or (len(rounds) - before < 3 and written < 20 and not errors):
+            write_graph(agent, tmp_path / f"graph_{written}")  # the acting method, which the thread also runs
+            written += 1
+        during = len(rounds) - before
+    finally:
+        stop.set()
+        thread.join(timeout=60)
+    assert not thread.is_alive() and not errors, errors
+    assert during >= 3, "the training loop did not run while the graphs were written"
+    assert agent.updates == rounds[-1] and agent.updates >= during
+    for index in range(written):
+        paths = scope_paths(read_events(tmp_path / f"graph_{index}"))
+        assert any(path.startswith("dqn/policy/network/dense_0/") for path in paths), index
 
 def test_tf_graph_of_an_update_has_optimizer_and_loss_scopes(tmp_path):
     pytest.importorskip("tensorflow")
