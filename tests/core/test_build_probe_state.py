@@ -54,3 +54,16 @@ def test_probe_runs_leave_no_gradients():
     counter = Counter(name="counter")
     build(counter, {"x": SPACE})
     assert counter.weight.grad is None
+
+
+def test_the_build_leaves_torchs_thread_count_as_it_found_it():
+    import torch
+
+    before = torch.get_num_threads()
+    try:
+        for threads in (1, 2):
+            torch.set_num_threads(threads)
+            build(Counter(), {"x": SPACE}, backend="torch")
+            assert torch.get_num_threads() == threads
+    finally:
+        torch.set_num_threads(before)
