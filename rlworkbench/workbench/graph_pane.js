@@ -1,7 +1,8 @@
 // The graph pane of GraphExplorer and GraphBuilder: an SVG drawing fitted to the pane's width when it opens,
 // zoomed with the mouse wheel (around the pointer), panned by dragging, fitted again by double-click or "fit",
 // and brought to a component (its cluster, id "component-<path>") when the Python side sets `focus`.
-// The current view is written to the element's data-scale / data-x / data-y attributes (browser checks read them).
+// The current view is written to the element's data-scale / data-x / data-y attributes, the fitted scale to
+// data-fit-scale and the component last brought into view to data-focused (browser checks read them).
 
 const MIN_SCALE = 0.05;
 const MAX_SCALE = 8;
@@ -35,6 +36,7 @@ function render({ model, el }) {
     y = 0;
     moved = false;
     apply();
+    el.dataset.fitScale = scale.toFixed(4);
     return true;
   };
   const zoomAt = (factor, px, py) => {

@@ -1,6 +1,7 @@
 """The GraphBuilder in JupyterLab + headless Chromium: a notebook opens GraphBuilder("dqn_cartpole"), the form and
 the navigable graph pane render, ticking *dueling* in the form rebuilds the agent, and the value and advantage
-streams appear as new clusters in the page's SVG, marked as added. Screenshot: test-artifacts/browser/."""
+streams appear as new clusters in the page's SVG, marked as added; selecting the policy in the component tree
+zooms the pane to it. Screenshot: test-artifacts/browser/."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser"
 
 VALUE_STREAM = "component-dqn/policy/action_adapter/value_stream"
+POLICY_OPTION = "\u00a0\u00a0\u00a0policy <DuelingPolicy>"  # the component tree's entry (indented one level)
 
 
 def builder_notebook() -> nbformat.NotebookNode:
@@ -32,16 +34,21 @@ def test_toggling_dueling_in_the_builder_draws_the_new_streams(jupyter_lab, driv
         widgets={"require": {"builder": ".rlw-graph-builder", "form": ".rlw-graph-builder .rlw-config-form",
                              "checkboxes": ".rlw-config-form .widget-checkbox input",
                              "graph pane": ".rlw-graph-builder .rlw-graph-pane[data-scale] svg g.cluster"}},
-        interaction_watch=".rlw-graph-builder .rlw-builder-status",
+        interaction_watch=".rlw-graph-builder",
         interactions=[{"action": "click", "selector": ".rlw-config-form .widget-checkbox:has-text('dueling') input",
-                       "expect_text": "added"}],
-        svg_after={"within": ".rlw-graph-builder", "inner": f"g.cluster[id='{VALUE_STREAM}']", "min": 1},
+                       "expect_text": "added"},
+                      {"action": "select", "selector": ".rlw-graph-builder .widget-select select",
+                       "value": POLICY_OPTION, "expect_text": "DuelingPolicy dqn/policy"}],
+        svg_after={"within": ".rlw-graph-builder .rlw-graph-pane[data-focused='dqn/policy']",  # waits for the zoom
+                   "inner": f"g.cluster[id='{VALUE_STREAM}']", "min": 1},
         collect_data={"pane": ".rlw-graph-builder .rlw-graph-pane"})
 
     report = "\n".join(result["problems"]) + f"\n(screenshot and result JSON in {ARTIFACTS})"
     assert not result["problems"], report
     assert result["cells"]["executed"] == result["cells"]["total"] == 1, report
-    assert result["interactions"][0]["changed"] and "+" in result["interactions"][0]["after"], report
+    assert result["interactions"][0]["changed"] and "added" in result["interactions"][0]["after"], report
     assert result["svg_after"]["matches"] >= 1, report
     pane = result["data"]["pane"][0]
-    assert float(pane["scale"]) < 1.0 and pane["width"] > 300, report  # opened fitted to the pane's width
+    assert pane["width"] > 300 and pane.get("focused") == "dqn/policy", report  # the selection brought into view
+    assert float(pane["fitScale"]) < 1.0 < float(pane["scale"]) / float(pane["fitScale"]), report  # opened fitted
+    # to the pane's width (the whole agent is wider), then zoomed in on the policy

@@ -196,6 +196,55 @@ def test_promote_from_the_builder_starts_a_run(builder, tmp_path):
     assert builder.run is run  # its live view is shown below the builder
 
 
+def test_it_opens_a_config_dict_a_json_path_and_an_agent(tmp_path):
+    from rlworkbench.agents.config import builtin_config
+
+    config = builtin_config("dqn_cartpole")
+    config["policy"]["dueling"] = True
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(config))
+    agent = Agent.from_env("CartPole-v1", config, backend="torch")
+    built = Agent.from_env("CartPole-v1", config, backend="torch").build()
+    for prototype in (config, path, agent, built):
+        made = GraphBuilder(prototype)
+        try:
+            assert made.config["policy"]["dueling"] is True and VALUE_STREAM in clusters(made.svg)
+            assert made.field("policy/dueling").value is True
+        finally:
+            made.close()
+    assert agent.executor is not None  # an unbuilt agent is built as it is, the first graph is its own
+    assert GraphBuilder(path).source.name == "mine"
+
+
+def test_layers_are_removed_and_reordered_with_the_lists_buttons(builder):
+    builder.set("policy/network", [{"type": "dense", "units": 32, "activation": "relu"},
+                                   {"type": "dense", "units": 16, "activation": "tanh"}])
+    buttons = [b for b in _walk(builder.field("policy/network")) if isinstance(b, w.Button)]
+    up = [b for b in buttons if b.icon == "arrow-up"]
+    up[1].click()  # the second layer first: rebuilt at once
+    assert [layer["units"] for layer in builder.config["policy"]["network"]] == [16, 32]
+    trash = [b for b in buttons if b.icon == "trash"]
+    trash[0].click()  # the 32-unit layer's (moved down); removing notifies: rebuilt at once
+    assert [layer["units"] for layer in builder.config["policy"]["network"]] == [16]
+    assert "dqn/policy/network/dense_1" in builder.changes.removed
+
+
+def test_export_cell_puts_the_config_into_the_next_cell(builder):
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    try:
+        code = builder.export_cell()
+        assert shell.rl_next_input == code and code.startswith("config = {")
+        namespace: dict = {}
+        exec(code, namespace)  # the cell runs: the dict builds to the same graph
+        again = Agent.from_config(namespace["config"], state_space=builder.source.state_space,
+                                  action_space=builder.source.action_space, backend="torch").build()
+        assert not compare(snapshot(builder.agent), snapshot(again))
+    finally:
+        InteractiveShell.clear_instance()
+
+
 # ----- code-composed components ---------------------------------------------------------------------------------
 def test_a_code_composed_component_opens_without_a_form_and_marks_rebuilds():
     network = NeuralNetwork([Dense(8, name="hidden"), Dense(4, name="out")], name="net")

@@ -32,10 +32,13 @@ class ConfigForm:
         self.schema = form_schema(schema)
         self._form = ipywidgets_jsonschema.Form(self.schema)
         self._errors: list[Callable[[], None]] = []  # how to take each error mark off again
+        self._handlers: list[Callable[[Any], None]] = []
+        self._hooked: set[int] = set()  # move buttons whose clicks reach the handlers
         self.data = config
         self.widget = self._form.widget
         self.widget.add_class("rlw-config-form")
         self._open_sections()
+        self._hook_moves()
 
     # ----- values ---------------------------------------------------------------------------------------------
     @property
@@ -55,8 +58,24 @@ class ConfigForm:
         self._form.data = encode({key: value for key, value in config.items() if key in properties}, self.schema)
 
     def observe(self, handler: Callable[[Any], None]) -> None:
-        """Calls ``handler(change)`` on every change of a value in the form (entries added or removed too)."""
-        self._form.observe(handler, names="value", type="change")
+        """Calls ``handler(change)`` on every change of a value in the form (entries added, removed or moved too)."""
+        if not self._handlers:
+            self._form.observe(self._changed, names="value", type="change")
+        self._handlers.append(handler)
+
+    def _changed(self, change: Any) -> None:
+        self._hook_moves()  # entries added since: their move buttons too
+        for handler in self._handlers:
+            handler(change)
+
+    def _hook_moves(self) -> None:
+        """The library tells no observer when an entry moves up or down: its move buttons tell ours (after its own
+        click handler has moved the entry)."""
+        for button in _walk(self.widget):
+            if isinstance(button, w.Button) and button.icon in ("arrow-up", "arrow-down") \
+                    and id(button) not in self._hooked:
+                self._hooked.add(id(button))
+                button.on_click(lambda _: self._changed({"name": "value", "type": "change", "owner": None}))
 
     # ----- finding a field -----------------------------------------------------------------------------------
     def field(self, path: str) -> w.Widget:
@@ -172,6 +191,12 @@ def _chosen(element: Any, schema: Mapping[str, Any]) -> tuple[Any, Mapping[str, 
         index = list(selector.options).index(selector.value)
         element, schema = element.subelements[index], options[index]
     return element, schema
+
+
+def _walk(widget: w.Widget) -> Any:
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _walk(child)
 
 
 def _reveal(root: w.Widget, target: w.Widget) -> bool:
