@@ -104,15 +104,7 @@ class Agent(abc.ABC):
     def from_env(cls, env_id_or_env: str | gymnasium.Env, config: Mapping[str, Any] | str | Path,
                  backend: str | None = None, seed: int | None = None) -> Agent:
         """:meth:`from_config` with the spaces of a Gymnasium env (an id, an env or a vector env)."""
-        import gymnasium
-
-        env = gymnasium.make(env_id_or_env) if isinstance(env_id_or_env, str) else env_id_or_env
-        try:
-            observation_space = getattr(env, "single_observation_space", env.observation_space)
-            action_space = getattr(env, "single_action_space", env.action_space)
-        finally:
-            if isinstance(env_id_or_env, str):
-                env.close()
+        observation_space, action_space = env_spaces(env_id_or_env)
         return cls.from_config(config, state_space=observation_space, action_space=action_space, backend=backend,
                                seed=seed)
 
@@ -376,6 +368,20 @@ class Agent(abc.ABC):
         state = "built" if self.executor is not None else "not built"
         return (f"{type(self).__name__}({self.state_space!r} -> {self.action_space!r}, {state}, "
                 f"timesteps={self.timesteps}, updates={self.updates}, episodes={self.episodes})")
+
+
+def env_spaces(env_id_or_env: str | gymnasium.Env) -> tuple[Any, Any]:
+    """``(observation space, action space)`` of one env of a Gymnasium id, env or vector env (an id's env is made
+    and closed again)."""
+    import gymnasium
+
+    env = gymnasium.make(env_id_or_env) if isinstance(env_id_or_env, str) else env_id_or_env
+    try:
+        return (getattr(env, "single_observation_space", env.observation_space),
+                getattr(env, "single_action_space", env.action_space))
+    finally:
+        if isinstance(env_id_or_env, str):
+            env.close()
 
 
 def _as_batch(value: Any, space: Space, argument: str) -> tuple[Any, bool]:

@@ -8,20 +8,35 @@ from collections.abc import Iterable
 from typing import Any
 
 from rlworkbench.errors import BuildError, RLWorkbenchError
+from rlworkbench.visualize.graph_diff import GraphChanges
 from rlworkbench.visualize.palette import SELECT_COLOR
 from rlworkbench.visualize.scrolling_svg import scrolling_svg
 
-__all__ = ["SELECT_COLOR", "error_html", "error_paths", "error_text", "graph_svg", "scrolled"]
+__all__ = ["SELECT_COLOR", "error_html", "error_paths", "error_text", "graph_drawing", "graph_svg", "scrolled",
+           "status_html"]
 
 
-def graph_svg(target: Any, *, selected: str | None = None, highlight: Iterable[str] = (), depth: int | None = None,
-              api: str | None = None) -> str:
-    """Inline SVG (no XML prolog) of ``target`` (anything ``render_graph`` draws), ``selected`` in blue and the
-    ``highlight`` paths in red."""
-    from rlworkbench.visualize import graph_svg as draw
+def graph_drawing(target: Any, *, selected: str | None = None, highlight: Iterable[str] = (),
+                  depth: int | None = None, api: str | None = None,
+                  changes: GraphChanges | None = None) -> tuple[str, dict[tuple[str, str], str]]:
+    """Inline SVG (no XML prolog) of ``target`` (anything ``render_graph`` draws), ``selected`` in blue, the
+    ``highlight`` paths in red and ``changes`` marked; with the drawing's edge labels (for the next changes)."""
+    from rlworkbench.visualize import render_graph
 
-    svg = draw(target, highlight=highlight, selected=selected, depth=depth, api=api)
-    return svg[svg.find("<svg"):]
+    drawing = render_graph(target, highlight=highlight, selected=selected, depth=depth, api=api, changes=changes)
+    svg = drawing.pipe(format="svg").decode("utf-8")
+    return svg[svg.find("<svg"):], drawing.edge_labels
+
+
+def graph_svg(target: Any, **options: Any) -> str:
+    """The SVG of :func:`graph_drawing` alone."""
+    return graph_drawing(target, **options)[0]
+
+
+def status_html(text: str, error: bool = False, css_class: str = "") -> str:
+    """A widget's status line: grey, or red for an error."""
+    color = "#b91c1c" if error else "#374151"
+    return f"<span class='{css_class}' style='color:{color}'>{html.escape(text)}</span>"
 
 
 TABLE_CSS = ("<style>.rlw-table{border-collapse:collapse;font-size:12px;margin:2px 0 6px}"

@@ -24,7 +24,14 @@ from rlworkbench.core.executor import Executor
 from rlworkbench.errors import ConfigError
 from rlworkbench.visualize.graph_diff import GraphChanges
 from rlworkbench.workbench.explorer_details import available_devices, details_html, tree_options
-from rlworkbench.workbench.explorer_render import TABLE_CSS, error_html, error_paths, error_text
+from rlworkbench.workbench.explorer_render import (
+    TABLE_CSS,
+    error_html,
+    error_paths,
+    error_text,
+    graph_drawing,
+    status_html,
+)
 from rlworkbench.workbench.explorer_target import Target
 from rlworkbench.workbench.graph_pane import GraphPane
 
@@ -35,8 +42,9 @@ INHERIT = "(inherit)"
 class GraphExplorer:
     """Explores a Component, Agent or Executor; ``input_spaces``/``backend``/``seed`` are for rebuilds (default:
     those of the latest build), ``device_map`` the starting device map (component paths below the root, as for
-    ``build``). ``depth``/``api``: the drawing's initial depth and API-method filter. ``changes``: differences
-    since a previous build to mark in the drawing (GraphBuilder sets them)."""
+    ``build``). ``depth``/``api``: the drawing's initial depth and API-method filter. Attributes a caller may
+    set: ``changes`` (differences since a previous build, marked in the drawing), ``highlight`` (paths drawn in
+    red) and ``after_rebuild`` (called with the error, or None, when a :meth:`rebuild` ends) — GraphBuilder's."""
 
     def __init__(self, target: Any, input_spaces: Mapping[str, Any] | None = None, backend: str | None = None,
                  device_map: Mapping[str, str] | None = None, seed: int | None = None, *, depth: int | None = None,
@@ -46,6 +54,8 @@ class GraphExplorer:
         self.selected: str = self.component.path
         self.depth, self.api = depth, api
         self.changes: GraphChanges | None = None
+        self.highlight: list[str] = []
+        self.after_rebuild: Callable[[BaseException | None], None] | None = None
         self.edge_labels: dict[tuple[str, str], str] = {}  # of the latest drawing, for the next build's changes
         self.svg = self.details = self.status = ""
         self.error: BaseException | None = None
@@ -81,14 +91,14 @@ class GraphExplorer:
         self._draw()
         self.graph_pane.focus_on(self.selected)
 
-    def look_at(self, target: Any, changes: GraphChanges | None = None, input_spaces: Mapping[str, Any] | None = None,
-                backend: str | None = None, seed: int | None = None) -> None:
+    def look_at(self, target: Any, changes: GraphChanges | None = None, highlight: list[str] | None = None) -> None:
         """Explores another Component, Agent or Executor in the same widget (GraphBuilder calls it after every
-        rebuild), with ``changes`` since the previous one marked; the selection stays where its path still
-        exists and the device map keeps its entries."""
+        rebuild), with ``changes`` since the previous one marked and ``highlight`` paths in red; the selection
+        stays where its path still exists and the device map keeps its entries."""
         self._unsubscribe()
-        self.target = Target(target, input_spaces, backend, seed)
-        self.changes = changes
+        self.target = Target(target)
+        self.changes, self.highlight = changes, list(highlight or [])
+        self.error, self.error_pane.value = None, ""
         self._root = self.target.root
         self._unsubscribe = self._root.on_change(self._on_change)
         self.refresh()
@@ -133,6 +143,8 @@ class GraphExplorer:
             self.refresh(keep_status=True)
             if self.error is not None:  # bring the offending component into view
                 self.graph_pane.focus_on(next(iter(error_paths(self.error)), None))
+            if self.after_rebuild is not None:
+                self.after_rebuild(self.error)
         self.builds += 1
         self.error, self.error_pane.value = None, ""
         self._set_status(f"rebuilt on {executor.backend.name} in {time.perf_counter() - started:.2f} s "
@@ -178,16 +190,12 @@ class GraphExplorer:
 
     # ----- drawing --------------------------------------------------------------------------------------------
     def _draw(self) -> None:
-        from rlworkbench.visualize import render_graph
-
         graph = self.target.graph
         selected = self.selected_component
         self.details = details_html(selected, graph)
         self.details_pane.value = TABLE_CSS + self.details
-        drawing = render_graph(self.component, selected=selected.path, depth=self.depth, api=self.api,
-                               changes=self.changes)
-        svg = drawing.pipe(format="svg").decode("utf-8")
-        self.svg, self.edge_labels = svg[svg.find("<svg"):], drawing.edge_labels
+        self.svg, self.edge_labels = graph_drawing(self.component, selected=selected.path, depth=self.depth,
+                                                   api=self.api, changes=self.changes, highlight=self.highlight)
         self.graph_pane.svg = self.svg
 
     def _on_change(self, event: str, component: Component) -> None:
@@ -202,11 +210,8 @@ class GraphExplorer:
             self._set_status(f"redraw failed — {error_text(error)}", error=True)
 
     def _set_status(self, text: str, error: bool = False) -> None:
-        import html
-
         self.status = text
-        color = "#b91c1c" if error else "#374151"
-        self.status_pane.value = f"<span style='color:{color}'>{html.escape(text)}</span>"
+        self.status_pane.value = status_html(text, error)
 
     # ----- helpers --------------------------------------------------------------------------------------------
     def _find(self, path: str) -> Component:

@@ -7,6 +7,11 @@
 const MIN_SCALE = 0.05;
 const MAX_SCALE = 8;
 
+function toPixels(length) {
+  const value = parseFloat(length) || 1;
+  return /pt$/.test(length || "") ? (value * 96) / 72 : value;
+}
+
 function render({ model, el }) {
   el.classList.add("rlw-graph-pane");
   const toolbar = document.createElement("div");
@@ -21,6 +26,7 @@ function render({ model, el }) {
   let scale = 1, x = 0, y = 0;
   let moved = false;  // the user zoomed or panned: a redraw keeps the view instead of fitting again
   let natural = { width: 1, height: 1 };
+  let pendingFocus = "";  // a component to bring into view once the pane has a size and the drawing has it
 
   const apply = () => {
     stage.style.transform = `translate(${x}px, ${y}px) scale(${scale})`;
@@ -48,10 +54,12 @@ function render({ model, el }) {
     apply();
   };
   const focusOn = (path) => {
+    pendingFocus = path || "";
     if (!path) return;
     const node = stage.querySelector(`[id="${CSS.escape("component-" + path)}"]`);
     const width = viewport.clientWidth, height = viewport.clientHeight;
-    if (!node || !width || !height) return;
+    if (!node || !width || !height) return;  // kept pending: tried again after the next draw or resize
+    pendingFocus = "";
     const box = node.getBoundingClientRect(), origin = stage.getBoundingClientRect();
     const left = (box.left - origin.left) / scale, top = (box.top - origin.top) / scale;
     const w = box.width / scale, h = box.height / scale;
@@ -65,18 +73,16 @@ function render({ model, el }) {
   const draw = () => {
     stage.innerHTML = model.get("svg");
     const svg = stage.querySelector("svg");
-    if (svg) {
+    if (svg) {  // its size from its own attributes (graphviz writes points): known even while the pane is hidden
+      natural = { width: toPixels(svg.getAttribute("width")), height: toPixels(svg.getAttribute("height")) };
       svg.style.display = "block";
-      const previous = stage.style.transform;
-      stage.style.transform = "none";
-      const box = svg.getBoundingClientRect();
-      stage.style.transform = previous;
-      natural = { width: box.width || 1, height: box.height || 1 };
+      svg.style.width = `${natural.width}px`;
+      svg.style.height = `${natural.height}px`;
     }
     viewport.style.height = `${model.get("height")}px`;
     if (!moved) fit();
     else apply();
-    focusOn(model.get("focus"));
+    if (pendingFocus) focusOn(pendingFocus);
   };
 
   const button = (label, title, action) => {
@@ -120,14 +126,17 @@ function render({ model, el }) {
   viewport.addEventListener("pointercancel", release);
   viewport.addEventListener("dblclick", fit);
   // Opened in a hidden place (a closed tab, an output not yet attached): fit once the pane gets a size.
-  const resized = new ResizeObserver(() => { if (!moved) fit(); });
+  const resized = new ResizeObserver(() => {
+    if (!moved) fit();
+    if (pendingFocus) focusOn(pendingFocus);
+  });
   resized.observe(viewport);
 
   model.on("change:svg", draw);
   model.on("change:height", draw);
   model.on("change:focus_request", () => focusOn(model.get("focus")));
+  pendingFocus = model.get("focus");
   draw();
-  requestAnimationFrame(draw);  // sizes are known only once the element is in the page
   return () => resized.disconnect();
 }
 

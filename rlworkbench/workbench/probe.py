@@ -25,7 +25,7 @@ from rlworkbench.core.executor import Executor
 from rlworkbench.errors import ConfigError
 from rlworkbench.spaces import Space
 from rlworkbench.visualize.space_labels import space_label
-from rlworkbench.workbench.explorer_render import TABLE_CSS, error_html, error_text
+from rlworkbench.workbench.explorer_render import TABLE_CSS, error_html, error_text, status_html
 from rlworkbench.workbench.explorer_target import Target
 from rlworkbench.workbench.probe_inputs import describe_inputs, make_inputs
 from rlworkbench.workbench.probe_runner import ProbeRunner, output_table
@@ -164,8 +164,7 @@ class Probe:
 
     def _set_status(self, text: str, error: bool = False) -> None:
         self.status = text
-        color = "#b91c1c" if error else "#374151"
-        self.status_pane.value = f"<span style='color:{color}'>{html.escape(text)}</span>"
+        self.status_pane.value = status_html(text, error)
 
     def _given(self) -> Any:
         if self._code_value is not None:

@@ -15,6 +15,7 @@ from rlworkbench.agents import Agent, known_agents
 from rlworkbench.agents.config import known_types_of
 from rlworkbench.agents.registry import agent_class
 from rlworkbench.components import Dense, NeuralNetwork
+from rlworkbench.core import Component, api, graph_fn
 from rlworkbench.core.builder import build
 from rlworkbench.errors import ConfigError
 from rlworkbench.spaces import FloatBox
@@ -158,12 +159,17 @@ def test_switching_the_backend_keeps_the_config(builder):
 
 
 # ----- devices, probe, export, promote ---------------------------------------------------------------------------
-def test_devices_picked_in_the_builder_survive_a_config_change(builder):
+def test_device_picks_follow_config_changes(builder):
+    builder.set("policy/network/2", {"type": "dense", "units": 8, "activation": "relu"})
     builder.explorer.set_device("dqn/policy", "cpu")
-    builder.explorer.rebuild()
-    builder.set("update/batch_size", 16)
-    assert builder.explorer.device_map == {"policy": "cpu"}
+    builder.explorer.set_device("dqn/policy/network/dense_2", "cpu")
+    builder.rebuild()
+    assert builder.explorer.device_map == {"policy": "cpu", "policy/network/dense_2": "cpu"}
+    builder.set("policy/network", builder.config["policy"]["network"][:2])  # dense_2 is gone
+    assert builder.explorer.device_map == {"policy": "cpu"}  # its entry with it; the policy's stays
     assert builder.agent.root.find("policy").resolved_device == "cpu"
+    builder.rebuild()  # the explorer builds with the map that is left
+    assert builder.error is None
 
 
 def test_a_probe_runs_on_the_current_graph(builder):
@@ -216,17 +222,32 @@ def test_it_opens_a_config_dict_a_json_path_and_an_agent(tmp_path):
     assert GraphBuilder(path).source.name == "mine"
 
 
+def _units(builder: GraphBuilder) -> list[int]:
+    return [layer["units"] for layer in builder.config["policy"]["network"]]
+
+
+def _buttons(builder: GraphBuilder, icon: str) -> list[w.Button]:
+    return [b for b in _walk(builder.field("policy/network")) if isinstance(b, w.Button) and b.icon == icon]
+
+
 def test_layers_are_removed_and_reordered_with_the_lists_buttons(builder):
-    builder.set("policy/network", [{"type": "dense", "units": 32, "activation": "relu"},
-                                   {"type": "dense", "units": 16, "activation": "tanh"}])
-    buttons = [b for b in _walk(builder.field("policy/network")) if isinstance(b, w.Button)]
-    up = [b for b in buttons if b.icon == "arrow-up"]
-    up[1].click()  # the second layer first: rebuilt at once
-    assert [layer["units"] for layer in builder.config["policy"]["network"]] == [16, 32]
-    trash = [b for b in buttons if b.icon == "trash"]
-    trash[0].click()  # the 32-unit layer's (moved down); removing notifies: rebuilt at once
-    assert [layer["units"] for layer in builder.config["policy"]["network"]] == [16]
-    assert "dqn/policy/network/dense_1" in builder.changes.removed
+    builder.set("policy/network", [{"type": "dense", "units": u, "activation": "relu"} for u in (32, 16, 8)])
+    _buttons(builder, "arrow-up")[1].click()  # the second layer first: rebuilt at once
+    assert _units(builder) == [16, 32, 8]
+    _buttons(builder, "arrow-down")[2].click()  # the last one down: nowhere to go, nothing changes
+    _buttons(builder, "arrow-up")[0].click()  # the first one up: neither
+    assert _units(builder) == [16, 32, 8] and builder.form.data["policy"]["network"][2]["units"] == 8
+    _buttons(builder, "trash")[0].click()  # removing notifies: rebuilt at once
+    assert _units(builder) == [32, 8] and "dqn/policy/network/dense_2" in builder.changes.removed
+
+
+def test_a_layer_added_in_the_form_can_be_moved_at_once(builder):
+    next(b for b in _walk(builder.field("policy/network")) if isinstance(b, w.Button)
+         and b.description == "Add entry").click()
+    builder.field("policy/network/2/units").value = 24
+    assert _units(builder) == [256, 256, 24]
+    _buttons(builder, "arrow-up")[2].click()  # the new entry's own button
+    assert _units(builder) == [256, 24, 256]
 
 
 def test_export_cell_puts_the_config_into_the_next_cell(builder):
@@ -253,12 +274,46 @@ def test_a_code_composed_component_opens_without_a_form_and_marks_rebuilds():
     try:
         assert made.form is None and "code-composed" in repr(made)
         network.replace_component("hidden", Dense(16, name="hidden"))
-        made.explorer.rebuild()
+        made.rebuild()
         assert "net/hidden" in made.changes.changed and CHANGED_COLOR in made.svg
+        network.replace_component("out", Dense(2, name="out"))
+        build(network, {"inputs": FloatBox((3,), add_batch_rank=True)}, backend="torch")  # built from code
+        assert "net/out" in made.changes.changed and made.error is None
         with pytest.raises(ConfigError, match="code-composed"):
             made.set("units", 3)
         with pytest.raises(ConfigError, match="code-composed"):
             made.export()
+    finally:
+        made.close()
+
+
+class TorchOnly(Component):
+    """Builds on torch only (``clamp_min`` is a torch tensor method)."""
+
+    @api
+    @graph_fn
+    def apply(self, inputs):
+        return inputs.clamp_min(0.0)
+
+
+class Broken(Component):
+    @api
+    @graph_fn
+    def apply(self, inputs):
+        raise ValueError("this layer never builds")
+
+
+def test_failed_rebuilds_and_backend_switches_leave_the_last_good_build():
+    network = NeuralNetwork([Dense(8, name="hidden"), TorchOnly(name="clip")], name="net")
+    build(network, {"inputs": FloatBox((3,), add_batch_rank=True)}, backend="torch")
+    made = GraphBuilder(network)
+    try:
+        assert made.set_backend("tf") is False
+        assert made.backend == "torch" and made.view.backend_menu.value == "torch" and made.error is not None
+        network.replace_component("hidden", Broken(name="hidden"))
+        with pytest.raises(Exception, match="never builds"):
+            made.rebuild()
+        assert "never builds" in made.status and made.error is not None
     finally:
         made.close()
 
@@ -276,6 +331,42 @@ def test_form_changes_in_a_running_event_loop_are_debounced_into_one_rebuild(bui
 
     during, after = asyncio.run(edit())
     assert (during, after) == (0, 1) and builder.config["update"]["batch_size"] == 8
+
+
+def test_flush_applies_a_waiting_change_at_once(builder):
+    builder.debounce = 30.0
+
+    async def edit() -> int:
+        builder.field("update/batch_size").value = 16
+        waiting = builder.builds
+        builder.flush()
+        return waiting
+
+    assert asyncio.run(edit()) == 0 and builder.builds == 1 and builder.config["update"]["batch_size"] == 16
+
+
+def test_values_of_the_wrong_kind_from_code_are_config_errors(builder):
+    with pytest.raises(ConfigError, match="cannot hold"):
+        builder.set("update/batch_size", [1, 2])
+    with pytest.raises(ConfigError, match=r"no such place|no such key"):
+        builder.set("policy/network/5/units", 3)
+    assert builder.config["update"]["batch_size"] == 64
+
+
+def test_a_config_that_never_built_opens_on_its_partial_graph():
+    from rlworkbench.agents.config import builtin_config
+
+    config = builtin_config("dqn_cartpole")
+    config["preprocessing"] = [{"type": "grayscale"}]
+    made = GraphBuilder(config)
+    try:
+        assert made.agent is None and made.config is None and "build failed" in made.status
+        assert "component-dqn/preprocessor/grayscale_0" in clusters(made.svg) and STUCK_COLOR in made.svg
+        with pytest.raises(ConfigError, match="no config has built yet"):
+            made.export()
+        assert made.set("preprocessing", []) and made.agent is not None and made.export()["preprocessing"] == []
+    finally:
+        made.close()
 
 
 def test_a_bad_prototype_is_a_typed_error():

@@ -34,11 +34,10 @@ class ConfigForm:
         self._errors: list[Callable[[], None]] = []  # how to take each error mark off again
         self._handlers: list[Callable[[Any], None]] = []
         self._hooked: set[int] = set()  # move buttons whose clicks reach the handlers
-        self.data = config
         self.widget = self._form.widget
+        self.data = config
         self.widget.add_class("rlw-config-form")
         self._open_sections()
-        self._hook_moves()
 
     # ----- values ---------------------------------------------------------------------------------------------
     @property
@@ -54,8 +53,16 @@ class ConfigForm:
 
     @data.setter
     def data(self, config: Mapping[str, Any]) -> None:
+        import jsonschema
+
         properties = self.schema["properties"]
-        self._form.data = encode({key: value for key, value in config.items() if key in properties}, self.schema)
+        try:
+            self._form.data = encode({key: value for key, value in config.items() if key in properties}, self.schema)
+        except jsonschema.ValidationError as error:  # a value the form cannot hold (a list where a number goes …)
+            raise ConfigError(f"the form cannot hold this value: {error.message}",
+                              key_path="/".join(str(p) for p in error.absolute_path) or None,
+                              got=error.instance) from None
+        self._hook_moves()
 
     def observe(self, handler: Callable[[Any], None]) -> None:
         """Calls ``handler(change)`` on every change of a value in the form (entries added, removed or moved too)."""
@@ -69,13 +76,60 @@ class ConfigForm:
             handler(change)
 
     def _hook_moves(self) -> None:
-        """The library tells no observer when an entry moves up or down: its move buttons tell ours (after its own
-        click handler has moved the entry)."""
+        """Entries move through the data here, not through the library's own move handlers (which tell no observer,
+        and move the last entry down onto a hidden spare one); "Add entry" hooks the new entry's buttons."""
         for button in _walk(self.widget):
-            if isinstance(button, w.Button) and button.icon in ("arrow-up", "arrow-down") \
-                    and id(button) not in self._hooked:
+            if not isinstance(button, w.Button) or id(button) in self._hooked:
+                continue
+            if button.icon in ("arrow-up", "arrow-down"):
                 self._hooked.add(id(button))
-                button.on_click(lambda _: self._changed({"name": "value", "type": "change", "owner": None}))
+                button._click_handlers.callbacks.clear()  # (ipywidgets keeps a button's handlers there)
+                button.on_click(lambda b: self._move(b, -1 if b.icon == "arrow-up" else 1))
+            elif button.description == "Add entry":
+                self._hooked.add(id(button))
+                button.on_click(lambda _: self._hook_moves())  # after the library's handler drew the entry
+
+    def _move(self, button: w.Button, step: int) -> None:
+        found = self._entry_with(button)
+        if found is None:
+            return
+        path, index = found
+        try:
+            config = self.data
+        except ConfigError:  # a field that does not parse: nothing moves until it is fixed
+            return
+        entries = config
+        for part in [p for p in path.split("/") if p]:
+            entries = entries[int(part)] if isinstance(entries, list) else entries[part]
+        other = index + step
+        if not 0 <= other < len(entries):
+            return
+        entries[index], entries[other] = entries[other], entries[index]
+        self.data = config
+        self._changed({"name": "value", "type": "change", "owner": None})
+
+    def _entry_with(self, button: w.Button) -> tuple[str, int] | None:
+        """``(path of the list, index)`` of the list entry whose move buttons include ``button``."""
+
+        def visit(element: Any, schema: Mapping[str, Any], path: str) -> tuple[str, int] | None:
+            element, schema = _chosen(element, schema)
+            if schema.get("type") == "object":
+                for key, sub in schema.get("properties", {}).items():
+                    found = visit(element.subelements[key], sub, f"{path}/{key}" if path else key)
+                    if found:
+                        return found
+            elif schema.get("type") == "array":
+                for index in range(_entries(element)):
+                    entry = element.subelements[index]
+                    controls = entry.widgets[0].children[-1] if entry.widgets else None
+                    if controls is not None and button in getattr(controls, "children", ()):
+                        return path, index
+                    found = visit(entry, schema["items"], f"{path}/{index}" if path else str(index))
+                    if found:
+                        return found
+            return None
+
+        return visit(self._form._form_element, self.schema, "")
 
     # ----- finding a field -----------------------------------------------------------------------------------
     def field(self, path: str) -> w.Widget:

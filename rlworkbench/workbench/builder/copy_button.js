@@ -14,8 +14,6 @@ function render({ model, el }) {
     } catch (error) {  // no clipboard (an insecure page): select the text in a prompt the user can copy from
       window.prompt("Copy the config:", text);
     }
-    model.set("copies", model.get("copies") + 1);
-    model.save_changes();
     setTimeout(label, 1500);
   });
   model.on("change:label", label);

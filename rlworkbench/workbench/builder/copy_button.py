@@ -9,11 +9,10 @@ import traitlets
 
 
 class CopyButton(anywidget.AnyWidget):
-    """Copies ``text`` to the browser's clipboard when clicked; ``copies`` counts the clicks."""
+    """Copies ``text`` to the browser's clipboard when clicked."""
 
     _esm = Path(__file__).with_name("copy_button.js")
     _css = (".rlw-copy-button { font-size: 12px; padding: 2px 10px; cursor: pointer; border: 1px solid #cbd5e1;"
             " background: #f8fafc; border-radius: 3px; }")
     text = traitlets.Unicode("").tag(sync=True)
     label = traitlets.Unicode("Copy as Python dict").tag(sync=True)
-    copies = traitlets.Int(0).tag(sync=True)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import html
 import json
 import pprint
 import time
@@ -32,11 +31,11 @@ from typing import Any
 from rlworkbench.agents.agent import Agent
 from rlworkbench.core.backend import available_backends, default_backend_name
 from rlworkbench.core.builder import resolve_devices
-from rlworkbench.errors import BuildError, ConfigError, RLWorkbenchError
+from rlworkbench.errors import ConfigError, RLWorkbenchError
 from rlworkbench.visualize.graph_diff import GraphChanges, GraphSnapshot, compare, snapshot
 from rlworkbench.workbench.builder.form_schema import FORM_LEFT_OUT
 from rlworkbench.workbench.builder.source import BuilderSource, resolve_source
-from rlworkbench.workbench.explorer_render import error_paths, error_text, graph_svg
+from rlworkbench.workbench.explorer_render import error_paths, error_text, status_html
 from rlworkbench.workbench.graph_explorer import GraphExplorer
 from rlworkbench.workbench.run_spec import DEFAULT_ENV
 
@@ -56,11 +55,10 @@ class GraphBuilder:
                  debounce: float = 0.3, input_spaces: Mapping[str, Any] | None = None):
         self.env = env if env is not _NO_ENV else (None if isinstance(prototype, Agent) else DEFAULT_ENV)
         self.source: BuilderSource = resolve_source(prototype, self.env)  # (an agent brings its own spaces)
-        agent_backend = getattr(self.source.agent, "backend", None)
-        self.backend = backend or agent_backend or default_backend_name()
+        self.backend = backend or getattr(self.source.agent, "backend", None) or default_backend_name()
         self.seed, self.debounce = seed, debounce
-        self.config: dict[str, Any] | None = copy.deepcopy(self.source.config)  #: the last config that built
-        self.agent: Agent | None = None
+        self.config: dict[str, Any] | None = None  #: the last config that built (None: none has yet)
+        self.agent: Agent | None = None  #: the agent of that config
         self.changes: GraphChanges | None = None
         self.field_errors: dict[str, str] = {}
         self.error: BaseException | None = None
@@ -70,28 +68,40 @@ class GraphBuilder:
         self.run: Any = None  #: the latest Run promoted from the builder
         self._snapshot: GraphSnapshot | None = None
         self._pending: Any = None
-        self._quiet = False
+        self._quiet = self._building = False
         self._probe: Any = None
+        self._kept = {k: v for k, v in (self.source.config or {}).items() if k in FORM_LEFT_OUT}
         from rlworkbench.workbench.builder.builder_view import BuilderView
 
         self.form = None
+        first_error: BaseException | None = None
         if self.source.config is not None:
             from rlworkbench.workbench.builder.config_form import ConfigForm
 
             self.form = ConfigForm(self.source.agent_class.schema, self.source.config)
             self.form.observe(self._on_form_change)
-            first = self.source.agent or self._make_agent(self.source.config)
-            if first.executor is None:
-                first.build()
-            self.agent = first
+            given = self.source.agent
+            first = given if given is not None and (backend is None or backend == given.backend) \
+                else self._make_agent(self.source.config)
+            try:
+                if first.executor is None:
+                    first.build()
+                self.agent, self.config = first, copy.deepcopy(self.source.config)
+                self.backend = first.executor.backend.name
+            except Exception as error:  # drawn below, with the stuck component
+                first_error = error
             self.explorer = GraphExplorer(first)
-            self.backend = first.executor.backend.name
         else:
             self.explorer = GraphExplorer(self.source.component, input_spaces=input_spaces, backend=backend)
+        self.explorer.after_rebuild = self._after_explorer_rebuild
         self._unsubscribe = self.explorer.target.root.on_change(self._on_tree_event)
-        self._snapshot = self._snap()
         self.view = BuilderView(self)
-        self._say(f"{self.source.name}: built on {self.backend}" if self._built() else f"{self.source.name}")
+        if first_error is not None:
+            self._build_failed(first_error, time.perf_counter(), first)
+        else:
+            self._snapshot = self._snap()
+            self._say(f"{self.source.name}: built on {self.backend}" if self.explorer.target.built
+                      else self.source.name)
 
     # ----- the state ------------------------------------------------------------------------------------------
     @property
@@ -124,48 +134,65 @@ class GraphBuilder:
         form = self._require_form("apply")
         self._cancel_pending()
         started = time.perf_counter()
-        try:
-            config = {**form.data, **{k: v for k, v in (self.config or {}).items() if k in FORM_LEFT_OUT}}
-            agent = self._make_agent(config)
-        except ConfigError as error:
-            return self._config_failed(error)
         form.clear_errors()
         self.field_errors = {}
         try:
-            agent.build(device_map=self._device_map_for(agent))
+            config = {**form.data, **self._kept}
+            agent = self._make_agent(config)
+        except ConfigError as error:
+            return self._config_failed(error)
+        device_map = self._device_map_for(agent)
+        try:
+            agent.build(device_map=device_map)
         except Exception as error:
-            return self._build_failed(error, started, agent.root)
+            return self._build_failed(error, started, agent)
+        self.explorer.device_map = device_map  # entries for components the new tree lacks are gone
         self.agent, self.config = agent, config
         self._redraw(agent, started)
         return True
 
     def set_backend(self, backend: str) -> bool:
-        """Builds the same config (or component) on ``backend`` (``"torch"``/``"tf"``); returns whether it built."""
+        """Builds the same config (or component) on ``backend`` (``"torch"``/``"tf"``); returns whether it built.
+        If it does not build, the builder stays on the backend it had."""
         if backend not in available_backends():
             raise ConfigError("unknown backend", argument="backend", expected=list(available_backends()),
                               got=backend)
+        previous, snapshot_before = self.backend, self._snapshot
         self.backend = backend
         self._snapshot = None  # device names differ between backends ('cpu', '/CPU:0'): nothing to compare
         if self.form is not None:
-            return self.apply()
-        started = time.perf_counter()
-        self.explorer.target.explicit_backend = backend
-        try:
-            self.explorer.rebuild()
-        except Exception as error:
-            return self._build_failed(error, started, self.explorer.component)
-        self.redraw_seconds = time.perf_counter() - started
-        return True
+            built = self.apply()
+        else:
+            self.explorer.target.explicit_backend = backend
+            try:
+                self.rebuild()
+                built = True
+            except Exception:  # shown by the explorer and the status line
+                built = False
+        if not built:
+            self.backend, self._snapshot = previous, snapshot_before
+            self.explorer.target.explicit_backend = previous if self.form is None else None
+            self.view.after_build()
+        return built
+
+    def rebuild(self) -> Any:
+        """Builds the shown tree again with the device map picked in the *component* tab (the explorer's
+        :meth:`~GraphExplorer.rebuild`, weights kept) and marks what changed; raises what the build raised."""
+        return self.explorer.rebuild()
 
     # ----- actions --------------------------------------------------------------------------------------------
-    def probe(self, api: str | None = None, **options: Any) -> Any:
-        """A :class:`Probe` on the current graph (shown in the builder's probe tab); ``api``: the root API method."""
+    def probe(self, api: str | None = None, path: str | None = None, **options: Any) -> Any:
+        """A :class:`Probe` on the current graph (shown in the builder's probe tab): an API method of the component
+        at ``path`` below the root (default: the one selected in the component tab)."""
         from rlworkbench.workbench.probe import Probe
 
         if self._probe is not None:
             self._probe.close()
-        self._probe = Probe(self.explorer.target.agent or self.explorer.component, api,
-                            executor=self.explorer.executor, **options)
+        target = self.explorer.target.agent or self.explorer.target.root
+        if path is None:
+            selected = self.explorer.selected_component
+            path = "" if selected is self.explorer.target.root else selected.relative_path(self.explorer.target.root)
+        self._probe = Probe(target, api, path=path or None, executor=self.explorer.executor, **options)
         self.view.show_probe(self._probe)
         return self._probe
 
@@ -193,7 +220,8 @@ class GraphBuilder:
 
     def promote(self, to: str = "local", **settings: Any) -> Any:
         """Trains the current config with :func:`promote` (``to``: ``"local"``, ``"multi_gpu"``, ``"ray"``; the
-        builder's env and backend unless given); the Run's live view appears below the builder."""
+        builder's env and backend unless given; locally, on the devices picked in the component tab); the Run's
+        live view appears below the builder."""
         from rlworkbench.workbench.promote import promote
 
         config = self._require_config("promote")
@@ -201,7 +229,10 @@ class GraphBuilder:
             raise ConfigError("promote needs an env: the builder was opened on an agent without one",
                               argument="env", expected="a Gymnasium id, e.g. promote(env='CartPole-v1')", got=None)
         settings = {"env": self.env, "backend": self.backend, "seed": self.seed, **settings}
-        run = promote(copy.deepcopy(config), to=to, **settings)
+        prototype: Any = copy.deepcopy(config)
+        if self.explorer.device_map and to == "local":  # the devices picked here: an agent built with them
+            prototype = self._make_agent(prototype).build(device_map=dict(self.explorer.device_map))
+        run = promote(prototype, to=to, **settings)
         self.run = run
         self.view.show_run(run)
         return run
@@ -235,8 +266,10 @@ class GraphBuilder:
         return kept
 
     def _redraw(self, agent: Agent | None, started: float) -> None:
+        """Marks what changed since the previous build and shows the new one (``agent``: a new agent from the
+        form; None: the shown tree was built again)."""
         after = self._snap(agent)
-        self.changes = compare(self._snapshot, after, self.explorer.edge_labels)
+        self.changes = None if after is None else compare(self._snapshot, after, self.explorer.edge_labels)
         self._snapshot = after
         self.error = None
         if agent is not None:
@@ -244,7 +277,7 @@ class GraphBuilder:
             self._unsubscribe()
             self._unsubscribe = agent.root.on_change(self._on_tree_event)
         else:
-            self.explorer.changes = self.changes
+            self.explorer.changes, self.explorer.highlight = self.changes, []
             self.explorer.refresh(keep_status=True)
         self.builds += 1
         self.redraw_seconds = time.perf_counter() - started
@@ -252,7 +285,8 @@ class GraphBuilder:
             self._probe.close()
             self._probe = None
         self.view.after_build()
-        self._say(f"built on {self.backend} in {self.redraw_seconds:.2f} s · {self.changes.summary()}")
+        summary = self.changes.summary() if self.changes is not None else "changes not known"
+        self._say(f"built on {self.backend} in {self.redraw_seconds:.2f} s · {summary}")
 
     def _snap(self, agent: Agent | None = None) -> GraphSnapshot | None:
         target = agent or self.agent or self.explorer.component
@@ -260,9 +294,6 @@ class GraphBuilder:
             return snapshot(target)
         except RLWorkbenchError:
             return None
-
-    def _built(self) -> bool:
-        return self.explorer.target.built
 
     def _config_failed(self, error: ConfigError) -> bool:
         form = self._require_form("apply")
@@ -273,17 +304,19 @@ class GraphBuilder:
         return False
 
     def _build_failed(self, error: BaseException, started: float, tree: Any) -> bool:
-        """Draws the tree that failed (its partial graph) with the stuck component in red, brought into view."""
+        """Shows the tree that failed — its partial graph, the stuck component in red and in view — in the
+        explorer (its tree and details describe it); the last good agent stays :attr:`agent`."""
         self.error = error
         stuck = next(iter(error_paths(error)), None)
         try:
-            target = error if isinstance(error, BuildError) and error.graph is not None else tree
-            svg = graph_svg(target, highlight=[stuck] if stuck else [])
+            self.explorer.look_at(tree, highlight=[stuck] if stuck else [])
+            self._unsubscribe()
+            self._unsubscribe = self.explorer.target.root.on_change(self._on_tree_event)
         except Exception:  # the message matters more than the drawing
-            svg = self.explorer.svg
-        self.explorer.graph_pane.svg = svg
+            pass
         self.explorer.graph_pane.focus_on(stuck)
         self.redraw_seconds = time.perf_counter() - started
+        self.view.after_build()
         self._say(f"build failed — {error_text(error)}", error=True)
         return False
 
@@ -321,15 +354,28 @@ class GraphBuilder:
             self._pending = None
 
     def _on_tree_event(self, event: str, _: Any) -> None:
-        """A rebuild of the shown tree from elsewhere (the explorer's devices, a replaced component): marked too."""
-        if event == "built":
+        """A build of the shown tree from elsewhere (``build(...)`` from code after replacing a component):
+        marked too. The explorer's own rebuilds report through :meth:`_after_explorer_rebuild`."""
+        if event != "built" or self.explorer._busy:
+            return
+        try:
             self._redraw(None, time.perf_counter())
+        except Exception as error:  # an observer of someone else's build: never fail that build
+            self.show_error(error)
+
+    def _after_explorer_rebuild(self, error: BaseException | None) -> None:
+        if error is not None:
+            self.show_error(error)  # the explorer drew it (rolled back to the last good build)
+            return
+        try:
+            self._redraw(None, time.perf_counter())
+        except Exception as draw_error:
+            self.show_error(draw_error)
 
     # ----- helpers --------------------------------------------------------------------------------------------
     def _say(self, text: str, error: bool = False) -> None:
         self.status = text
-        color = "#b91c1c" if error else "#374151"
-        self.view.status.value = f"<span class='rlw-builder-status' style='color:{color}'>{html.escape(text)}</span>"
+        self.view.status.value = status_html(text, error, "rlw-builder-status")
 
     def _require_form(self, what: str) -> Any:
         if self.form is None:
@@ -340,9 +386,10 @@ class GraphBuilder:
 
     def _require_config(self, what: str) -> dict[str, Any]:
         if self.config is None:
-            raise ConfigError(f"{what} needs a config: this builder shows a code-composed component",
-                              argument="prototype", expected="a config or an agent with one",
-                              got=type(self.source.component).__name__)
+            reason = ("this builder shows a code-composed component" if self.form is None
+                      else "no config has built yet: fix the one in the form first")
+            raise ConfigError(f"{what} needs a config that builds: {reason}", argument="prototype",
+                              expected="a config that builds", got=self.source.name)
         return self.config
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
@@ -361,7 +408,7 @@ def _assign(config: Any, parts: list[str], value: Any, path: str) -> None:
     node = config
     for depth, part in enumerate(parts):
         last = depth == len(parts) - 1
-        if isinstance(node, list) and part.isdigit() and int(part) <= len(node):
+        if isinstance(node, list) and part.isdigit() and int(part) <= len(node) - (0 if last else 1):
             index = int(part)
             if last:
                 node[index:index + 1] = [value]

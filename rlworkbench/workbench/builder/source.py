@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rlworkbench.agents.agent import Agent
+from rlworkbench.agents.agent import Agent, env_spaces
 from rlworkbench.agents.config import config_name, load_config, validate_config
 from rlworkbench.agents.protocols import is_agent
 from rlworkbench.agents.registry import agent_class
@@ -52,15 +52,7 @@ def resolve_source(prototype: Any, env: Any) -> BuilderSource:
 
 
 def _env_spaces(env: Any) -> tuple[Any, Any]:
-    import gymnasium
-
     if env is None:
         raise ConfigError("a config needs an env for its spaces", argument="env",
                           expected="a Gymnasium id or env", got=None)
-    made = gymnasium.make(env) if isinstance(env, str) else env
-    try:
-        return (getattr(made, "single_observation_space", made.observation_space),
-                getattr(made, "single_action_space", made.action_space))
-    finally:
-        if isinstance(env, str):
-            made.close()
+    return env_spaces(env)
