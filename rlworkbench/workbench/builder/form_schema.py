@@ -42,7 +42,8 @@ _SUGGESTED = {"units": 64, "filters": 32, "kernel_size": 3, "num_frames": 4, "ca
 
 FORM_LEFT_OUT = ("execution",)
 """Config sections the form leaves out: where a run goes is not the agent's composition (the builder keeps them as
-they are, and picks devices in the graph)."""
+they are). Devices picked per component in the builder are no config key either: a config holds no device map,
+so an export leaves them out and ``promote(to="local")`` builds the agent on them."""
 
 
 def form_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
