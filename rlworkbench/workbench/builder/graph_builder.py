@@ -12,8 +12,9 @@ edges whose spaces changed (orange). A failed build draws the partial graph with
 view. A code-composed component (no config) opens without the form: the explorer's replace / re-device actions
 work and every rebuild is marked the same way.
 
-From code: :meth:`set` (a config value by JSON path), :meth:`apply`, :meth:`set_backend`, :meth:`probe`,
-:meth:`export`, :meth:`export_cell`, :meth:`promote`; :attr:`config`, :attr:`agent`, :attr:`changes`,
+From code: :meth:`set` (a config value by JSON path), :meth:`apply`, :meth:`flush`, :meth:`set_backend`,
+:meth:`rebuild`, :meth:`probe`, :meth:`export`, :meth:`export_cell`, :meth:`promote`; :attr:`config`, :attr:`agent`,
+:attr:`changes`,
 :attr:`field_errors`, :attr:`error`, :attr:`svg`, :attr:`status` and :attr:`redraw_seconds` hold the state.
 """
 
