@@ -95,13 +95,10 @@ class GraphExplorer:
         """Explores another Component, Agent or Executor in the same widget (GraphBuilder calls it after every
         rebuild), with ``changes`` since the previous one marked and ``highlight`` paths in red; the selection
         stays where its path still exists and the device map keeps its entries."""
-        self._unsubscribe()
         self.target = Target(target)
         self.changes, self.highlight = changes, list(highlight or [])
         self.error, self.error_pane.value = None, ""
-        self._root = self.target.root
-        self._unsubscribe = self._root.on_change(self._on_change)
-        self.refresh()
+        self.refresh()  # (listens to the new tree instead of the old one)
 
     def set_device(self, path: str, device: str | None) -> None:
         """Puts the component at ``path`` (and what inherits from it) on ``device`` at the next :meth:`rebuild`;

@@ -364,6 +364,7 @@ def test_a_config_that_never_built_opens_on_its_partial_graph():
         assert "component-dqn/preprocessor/grayscale_0" in clusters(made.svg) and STUCK_COLOR in made.svg
         with pytest.raises(ConfigError, match="no config has built yet"):
             made.export()
+        assert "no config has built yet" in made.view.export_text.value
         assert made.set("preprocessing", []) and made.agent is not None and made.export()["preprocessing"] == []
     finally:
         made.close()

@@ -105,7 +105,7 @@ class BuilderView:
     # ----- helpers --------------------------------------------------------------------------------------------
     def _sync_export(self) -> None:
         if self.builder.config is None:
-            self.export_text.value = "(a code-composed component has no config to export)"
+            self.export_text.value = f"(nothing to export: {self.builder.no_config_reason()})"
             return
         code = self.builder.export_code()
         self.export_text.value = code

@@ -274,9 +274,7 @@ class GraphBuilder:
         self._snapshot = after
         self.error = None
         if agent is not None:
-            self.explorer.look_at(agent, changes=self.changes)
-            self._unsubscribe()
-            self._unsubscribe = agent.root.on_change(self._on_tree_event)
+            self._show(agent, changes=self.changes)
         else:
             self.explorer.changes, self.explorer.highlight = self.changes, []
             self.explorer.refresh(keep_status=True)
@@ -289,8 +287,14 @@ class GraphBuilder:
         summary = self.changes.summary() if self.changes is not None else "changes not known"
         self._say(f"built on {self.backend} in {self.redraw_seconds:.2f} s · {summary}")
 
+    def _show(self, target: Any, **marks: Any) -> None:
+        """The explorer shows ``target`` (with ``changes`` / ``highlight``); the builder listens to its tree."""
+        self.explorer.look_at(target, **marks)
+        self._unsubscribe()
+        self._unsubscribe = self.explorer.target.root.on_change(self._on_tree_event)
+
     def _snap(self, agent: Agent | None = None) -> GraphSnapshot | None:
-        target = agent or self.agent or self.explorer.component
+        target = agent or self.explorer.target.agent or self.explorer.component  # the tree being shown
         try:
             return snapshot(target)
         except RLWorkbenchError:
@@ -310,9 +314,7 @@ class GraphBuilder:
         self.error = error
         stuck = next(iter(error_paths(error)), None)
         try:
-            self.explorer.look_at(tree, highlight=[stuck] if stuck else [])
-            self._unsubscribe()
-            self._unsubscribe = self.explorer.target.root.on_change(self._on_tree_event)
+            self._show(tree, highlight=[stuck] if stuck else [])
         except Exception:  # the message matters more than the drawing
             pass
         self.explorer.graph_pane.focus_on(stuck)
@@ -387,11 +389,14 @@ class GraphBuilder:
 
     def _require_config(self, what: str) -> dict[str, Any]:
         if self.config is None:
-            reason = ("this builder shows a code-composed component" if self.form is None
-                      else "no config has built yet: fix the one in the form first")
-            raise ConfigError(f"{what} needs a config that builds: {reason}", argument="prototype",
+            raise ConfigError(f"{what} needs a config that builds: {self.no_config_reason()}", argument="prototype",
                               expected="a config that builds", got=self.source.name)
         return self.config
+
+    def no_config_reason(self) -> str:
+        """Why there is no config to export or promote (when :attr:`config` is None)."""
+        return ("this builder shows a code-composed component" if self.form is None
+                else "no config has built yet: fix the one in the form first")
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.view.widget._repr_mimebundle_(**kwargs)
