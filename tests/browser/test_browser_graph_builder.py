@@ -43,7 +43,8 @@ def test_toggling_dueling_in_the_builder_draws_the_new_streams(jupyter_lab, driv
                    "inner": f"g.cluster[id='{VALUE_STREAM}']", "min": 1},
         collect_data={"pane": ".rlw-graph-builder .rlw-graph-pane"})
 
-    report = "\n".join(result["problems"]) + f"\n(screenshot and result JSON in {ARTIFACTS})"
+    report = "\n".join(result["problems"] + [f"console: {line}" for line in result["console_errors"][-10:]]) \
+        + f"\n(screenshot and result JSON in {ARTIFACTS})"
     assert not result["problems"], report
     assert result["cells"]["executed"] == result["cells"]["total"] == 1, report
     assert result["interactions"][0]["changed"] and "added" in result["interactions"][0]["after"], report

@@ -36,7 +36,8 @@ def test_visual_debugging_notebook_renders_in_jupyterlab(notebook_under_test, ju
 
     result = drive_notebook(f"notebooks/{notebook_under_test.name}", notebook_under_test.stem)
 
-    report = "\n".join(result["problems"]) + f"\n(screenshot and result JSON in {ARTIFACTS})"
+    report = "\n".join(result["problems"] + [f"console: {line}" for line in result["console_errors"][-10:]]) \
+        + f"\n(screenshot and result JSON in {ARTIFACTS})"
     assert not result["problems"], report
     cells = result["cells"]
     assert cells["total"] > 0 and cells["executed"] == cells["total"] and not cells["errors"], report

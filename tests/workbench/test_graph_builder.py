@@ -23,9 +23,9 @@ from rlworkbench.visualize.graph_diff import compare, snapshot
 from rlworkbench.visualize.palette import ADDED_COLOR, CHANGED_COLOR, STUCK_COLOR
 from rlworkbench.workbench import GraphBuilder
 from rlworkbench.workbench.builder.form_schema import form_schema
+from rlworkbench.workbench.builder.lazy_choices import LIBRARY_LAYOUT_WARNING
 
 VALUE_STREAM = "component-dqn/policy/action_adapter/value_stream"
-
 
 @pytest.fixture
 def builder():
@@ -56,6 +56,7 @@ def test_the_form_is_generated_from_the_schema_with_bounds_enums_toggles_and_sec
     assert set(layer_type.options) == set(known_types_of("layer")) and layer_type.value == "dense"
 
 
+@pytest.mark.filterwarnings(f"ignore:{LIBRARY_LAYOUT_WARNING}:DeprecationWarning")  # the library's eager form
 def test_every_agent_types_schema_makes_a_form():
     import ipywidgets_jsonschema
 

@@ -6,7 +6,7 @@ Why that library: it targets ipywidgets 8, draws numbers, enums (dropdowns), boo
 that swaps the option's fields — which is what a list of component specs whose type can change needs. It has
 no field-level error display and no path lookup, so this module adds both: :meth:`field` finds the widget of a
 JSON path (walking the form's elements beside the form schema), :meth:`show_error` writes a ConfigError next to
-it and outlines it in red.
+it and outlines it in red. A choice's options are drawn when first chosen (:mod:`.lazy_choices`).
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ class ConfigForm:
     """A form for configs of ``schema`` (an agent type's config schema) holding ``config``."""
 
     def __init__(self, schema: Mapping[str, Any], config: Mapping[str, Any]):
-        import ipywidgets_jsonschema
+        from rlworkbench.workbench.builder.lazy_choices import LazyChoiceForm  # (ipywidgets-jsonschema: jupyter extra)
 
         self.schema = form_schema(schema)
-        self._form = ipywidgets_jsonschema.Form(self.schema)
+        self._form = LazyChoiceForm(self.schema)
         self._errors: list[Callable[[], None]] = []  # how to take each error mark off again
         self._handlers: list[Callable[[Any], None]] = []
         self._hooked: set[int] = set()  # move buttons whose clicks reach the handlers
