@@ -5,6 +5,9 @@ kernel (``torch._fused_adam_``, what ``torch.optim.Adam(fused=True)`` runs), the
 not four or five Python-level operations per variable. A fused kernel walks raw memory, so it gets each variable
 with its slots and gradient in one memory layout (a column-major kernel is handed over transposed, as the
 contiguous tensor it is); a variable whose slots or gradient lie otherwise goes through the ``_foreach`` path.
+
+No update reads a value back to the host: the non-finite guard (:func:`apply_if_finite`) is a device tensor that
+the update rules and assignments honour (:mod:`rlworkbench.backends.torch.update_guard`).
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import torch
+
+from rlworkbench.backends.torch.update_guard import condition_on, guarded, guarded_in_place, only_if
 
 Tensor = torch.Tensor
 _FUSED_ADAM = getattr(torch, "_fused_adam_", None)
@@ -52,18 +57,25 @@ def adam_update(variables: Sequence[Tensor], grads: Sequence[Tensor], first_mome
             bucket.append(tensor)
     with torch.no_grad():
         if fused[0]:
+            condition = condition_on(fused[0][0].device)  # the kernel skips the whole step when found_inf is 1
+            found_inf = None if condition is None else (~condition).to(torch.float32)
             _FUSED_ADAM(*fused, [], [step] * len(fused[0]), lr=learning_rate, beta1=beta1, beta2=beta2,
-                        weight_decay=0.0, eps=epsilon, amsgrad=False, maximize=False)
+                        weight_decay=0.0, eps=epsilon, amsgrad=False, maximize=False, found_inf=found_inf)
         if rest[0]:
             params, grads_, exp_avgs, exp_avg_sqs = rest
-            torch._foreach_lerp_(exp_avgs, grads_, 1.0 - beta1)
-            torch._foreach_mul_(exp_avg_sqs, beta2)
-            torch._foreach_addcmul_(exp_avg_sqs, grads_, grads_, 1.0 - beta2)
-            count = float(step)
-            correction1, correction2 = 1.0 - beta1 ** count, 1.0 - beta2 ** count
-            denominators = torch._foreach_sqrt(torch._foreach_div(exp_avg_sqs, correction2))
-            torch._foreach_add_(denominators, epsilon)
-            torch._foreach_addcdiv_(params, exp_avgs, denominators, -learning_rate / correction1)
+
+            def update() -> None:
+                torch._foreach_lerp_(exp_avgs, grads_, 1.0 - beta1)
+                torch._foreach_mul_(exp_avg_sqs, beta2)
+                torch._foreach_addcmul_(exp_avg_sqs, grads_, grads_, 1.0 - beta2)
+                count = step.to(params[0].device)  # bias corrections as tensors: no read-back of the step
+                denominators = torch._foreach_sqrt(torch._foreach_div(exp_avg_sqs, 1.0 - beta2 ** count))
+                torch._foreach_add_(denominators, epsilon)
+                moves = torch._foreach_div(exp_avgs, denominators)
+                torch._foreach_mul_(moves, -learning_rate / (1.0 - beta1 ** count))
+                torch._foreach_add_(params, moves)
+
+            guarded_in_place([*params, *exp_avgs, *exp_avg_sqs], update)
 
 
 def rmsprop_update(variables: Sequence[Tensor], grads: Sequence[Tensor], mean_squares: Sequence[Tensor],
@@ -72,7 +84,8 @@ def rmsprop_update(variables: Sequence[Tensor], grads: Sequence[Tensor], mean_sq
     """RMSProp in place: ``ms = decay ms + (1 - decay) g**2``, ``u = g / (sqrt(ms) + epsilon)``; with
     ``velocities`` (momentum) ``vel = momentum vel + u`` and ``var -= lr vel``, else ``var -= lr u``."""
     params, grads_, squares = list(variables), list(grads), list(mean_squares)
-    with torch.no_grad():
+
+    def update() -> None:
         torch._foreach_mul_(squares, decay)
         torch._foreach_addcmul_(squares, grads_, grads_, 1.0 - decay)
         denominators = torch._foreach_sqrt(squares)
@@ -80,12 +93,20 @@ def rmsprop_update(variables: Sequence[Tensor], grads: Sequence[Tensor], mean_sq
         updates = _with_momentum(velocities, torch._foreach_div(grads_, denominators), momentum)
         torch._foreach_add_(params, updates, alpha=-learning_rate)
 
+    with torch.no_grad():
+        guarded_in_place([*params, *squares, *velocities], update)
+
 
 def sgd_update(variables: Sequence[Tensor], grads: Sequence[Tensor], velocities: Sequence[Tensor],
                learning_rate: float, momentum: float) -> None:
     """SGD in place: ``var -= lr g``; with ``velocities`` (momentum) ``vel = momentum vel + g``, ``var -= lr vel``."""
+    params = list(variables)
+
+    def update() -> None:
+        torch._foreach_add_(params, _with_momentum(velocities, list(grads), momentum), alpha=-learning_rate)
+
     with torch.no_grad():
-        torch._foreach_add_(list(variables), _with_momentum(velocities, list(grads), momentum), alpha=-learning_rate)
+        guarded_in_place([*params, *velocities], update)
 
 
 def _with_momentum(velocities: Sequence[Tensor], updates: list[Tensor], momentum: float) -> list[Tensor]:
@@ -109,18 +130,25 @@ def add_n_on(tensors: Sequence[Tensor], like: Tensor) -> Tensor:
 
 def assign_all(variables: Sequence[Tensor], values: Sequence[Tensor]) -> None:
     """``variables[i] = values[i]`` (copied across devices), without recording autograd history."""
+    variables = list(variables)
     with torch.no_grad():
-        torch._foreach_copy_(list(variables), [v.detach() for v in values])
+        torch._foreach_copy_(variables, [guarded(value.detach().to(variable.device, non_blocking=True), variable)
+                                         for variable, value in zip(variables, values)])
 
 
 def apply_if_finite(values: Sequence[Tensor], apply: Callable[[], None]) -> Tensor:
-    """Runs ``apply()`` (an update's assignments) only if every value (the loss, the gradient norm) is finite;
-    returns whether it ran, as a bool tensor. A non-finite update changes no variable."""
+    """Lets ``apply()``'s assignments (an update's) take effect only if every value (the loss, the gradient norm)
+    is finite; returns whether they did, as a bool tensor. A non-finite update changes no variable. Decided on the
+    device: ``apply()`` always runs, under :func:`~rlworkbench.backends.torch.update_guard.only_if`."""
     with torch.no_grad():
-        finite = all(bool(torch.isfinite(value).all()) for value in values)  # scalars: one check each
-    if finite:
+        device = values[0].device
+        if all(value.dim() == 0 and value.device == device for value in values):  # the loss and a norm: one check
+            finite = torch.isfinite(torch.stack(list(values))).all()
+        else:
+            finite = torch.stack([torch.isfinite(value).all().to(device) for value in values]).all()
+    with only_if(finite):
         apply()
-    return torch.tensor(finite)
+    return finite
 
 
 __all__ = ["adam_update", "add_n_on", "apply_if_finite", "assign_all", "clip_by_global_norm", "global_norm",

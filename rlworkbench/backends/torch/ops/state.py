@@ -11,6 +11,8 @@ from typing import Any
 
 import torch
 
+from rlworkbench.backends.torch.update_guard import guarded
+
 Tensor = torch.Tensor
 
 
@@ -23,19 +25,20 @@ def _unrecorded(tracked: bool, change: Callable[[], Tensor]) -> Tensor:
     return change()
 
 
+# assign, assign_add and assign_sub honour the update guard (an optimizer step whose loss is not finite)
 def assign(variable: Tensor, value: Any) -> Tensor:
     value = torch.as_tensor(value, dtype=variable.dtype, device=variable.device)
-    return _unrecorded(variable.requires_grad, lambda: variable.copy_(value))
+    return _unrecorded(variable.requires_grad, lambda: variable.copy_(guarded(value, variable)))
 
 
 def assign_add(variable: Tensor, value: Any) -> Tensor:
     value = torch.as_tensor(value, dtype=variable.dtype, device=variable.device)
-    return _unrecorded(variable.requires_grad, lambda: variable.add_(value))
+    return _unrecorded(variable.requires_grad, lambda: variable.add_(guarded(value, 0)))
 
 
 def assign_sub(variable: Tensor, value: Any) -> Tensor:
     value = torch.as_tensor(value, dtype=variable.dtype, device=variable.device)
-    return _unrecorded(variable.requires_grad, lambda: variable.sub_(value))
+    return _unrecorded(variable.requires_grad, lambda: variable.sub_(guarded(value, 0)))
 
 
 def _rows_of(variable: Tensor, indices: Tensor, updates: Tensor) -> tuple[Tensor, Tensor]:
