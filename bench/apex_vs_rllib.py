@@ -91,6 +91,9 @@ APPO_LEARNERS = 1
 STEP_FRAMES = 1000  # env frames per advance (and per threshold check) of every contender
 THRESHOLD = 450.0
 WINDOW = 20
+EVAL_EPISODES = 5  # greedy episodes per solve check (--solve-on greedy)
+EVAL_EVERY = 2000  # env frames between greedy solve checks
+SOLVE_ON = ("greedy", "training")
 SEED = 0
 CONTENDERS = ("apex", "rllib_dqn", "rllib_appo", "local_dqn")
 BASELINE = "rllib_dqn"
@@ -163,6 +166,9 @@ class ApexRun:
         means = [last_mean(returns) for _, returns in workers]
         return max((mean for mean in means if not np.isnan(mean)), default=float("nan"))
 
+    def greedy_return(self, episodes: int, seed: int) -> float:
+        return float(self.apex.evaluate(episodes, seed=seed)["return"].mean())
+
     def close(self) -> None:
         self.apex.close()
 
@@ -189,6 +195,16 @@ class LocalRun:
 
     def recent_return(self) -> float:
         return last_mean(self.worker.book.episodes()["return"])
+
+    def greedy_return(self, episodes: int, seed: int) -> float:
+        from rlworkbench.execution import Worker, make_vector_env
+
+        env = make_vector_env(ENV_ID, 1, seed=seed)
+        try:  # the agent's greedy policy on an env of its own, learning nothing (what ApeX.evaluate does)
+            table = Worker(self.worker.agent, env, progress=False).run(episodes=episodes, explore=False, learn=False)
+        finally:
+            env.close()
+        return float(table["return"].mean())
 
     def close(self) -> None:
         self.worker.env.close()
@@ -241,6 +257,37 @@ class RLlibRun:
         if not self.result or result_value(self.result, EPISODES_KEY, self.name) < WINDOW:
             return float("nan")
         return result_value(self.result, RETURN_KEY, self.name)
+
+    def greedy_return(self, episodes: int, seed: int) -> float:
+        """The learner's current weights acting greedily (RLModule ``forward_inference``: DQN's ``actions``, APPO's
+        ``action_dist_inputs`` argmax) on a gymnasium env of its own."""
+        import gymnasium as gym
+        import torch
+
+        module = self.algo.get_module()
+        learned = self.algo.learner_group.get_weights()
+        learned = learned.get("default_policy", learned)
+        own = module.state_dict()
+        missing = [key for key in own if key not in learned]
+        if missing:
+            raise RLlibError(f"{self.name}: the learner's weights lack the acting module's {missing[:4]}")
+        module.load_state_dict({key: torch.as_tensor(np.asarray(learned[key])) for key in own})
+        env = gym.make(ENV_ID)
+        returns = []
+        try:
+            for episode in range(episodes):
+                obs, _ = env.reset(seed=seed + episode)
+                total, done = 0.0, False
+                while not done:
+                    with torch.no_grad():
+                        out = module.forward_inference({"obs": torch.as_tensor(obs[None], dtype=torch.float32)})
+                    action = out["actions"] if "actions" in out else out["action_dist_inputs"].argmax(-1)
+                    obs, reward, terminated, truncated, _ = env.step(int(action[0]))
+                    total, done = total + float(reward), terminated or truncated
+                returns.append(total)
+        finally:
+            env.close()
+        return float(np.mean(returns))
 
     def close(self) -> None:
         self.algo.stop()
@@ -306,31 +353,50 @@ def maker(name: str, workers: int, envs: int) -> Callable[[int], Any]:
 
 
 # ----- one run ------------------------------------------------------------------------------------------------
-def one_run(make: Callable[[int], Any], seed: int, warmup: int, timesteps: int, solve_budget: int) -> dict[str, Any]:
+def one_run(make: Callable[[int], Any], seed: int, warmup: int, timesteps: int, solve_budget: int,
+            solve_on: str = "greedy") -> dict[str, Any]:
     """Builds a contender, warms it up, times a window of ``timesteps`` frames, then (``solve_budget``) trains on
-    until the threshold or the budget; returns the run's figures."""
+    until the threshold or the budget; returns the run's figures. ``solve_on`` "greedy": the learner's policy is
+    evaluated greedily every EVAL_EVERY frames outside the window, with the clock stopped; "training": the
+    training episodes' last-20 mean, after every advance."""
     gc.collect()
     start = time.perf_counter()
     run = make(seed)
     built = time.perf_counter()
     solved: tuple[float, int] | None = None
+    evaluated = {"seconds": 0.0, "next": EVAL_EVERY, "last": math.nan}
 
-    def advance() -> None:
+    def check(in_window: bool) -> None:
         nonlocal solved
-        run.advance()
-        if solve_budget and solved is None and run.recent_return() >= THRESHOLD:
-            solved = (time.perf_counter() - built, run.frames)
+        if not solve_budget or solved is not None:
+            return
+        if solve_on == "training":
+            reached = run.recent_return() >= THRESHOLD
+        elif in_window or run.frames < evaluated["next"]:
+            return
+        else:
+            began = time.perf_counter()
+            evaluated["last"] = run.greedy_return(EVAL_EPISODES, seed=10_000 + seed)
+            evaluated["seconds"] += time.perf_counter() - began
+            evaluated["next"] = run.frames + EVAL_EVERY
+            reached = evaluated["last"] >= THRESHOLD
+        if reached:
+            solved = (time.perf_counter() - built - evaluated["seconds"], run.frames)
 
     try:
         while run.frames < warmup:
-            advance()
+            run.advance()
+            check(in_window=False)
         frames0, trained0, window0 = run.frames, run.trained, time.perf_counter()
         while run.frames < frames0 + timesteps:
-            advance()
+            run.advance()
+            check(in_window=True)
         seconds = time.perf_counter() - window0
         frames, trained = run.frames - frames0, run.trained - trained0
+        check(in_window=False)
         while solve_budget and solved is None and run.frames < solve_budget:
-            advance()
+            run.advance()
+            check(in_window=False)
         final_return = run.recent_return()
     finally:
         run.close()
@@ -342,7 +408,8 @@ def one_run(make: Callable[[int], Any], seed: int, warmup: int, timesteps: int, 
     return {"build_s": built - start, "frames_per_s": frames / seconds, "trained_per_s": trained / seconds,
             "window_frames": frames, "time_to_450_s": solved[0] if solved else math.nan,
             "steps_to_450": solved[1] if solved else math.nan, "frames_run": run.frames,
-            "final_mean_return": final_return}
+            "final_mean_return": final_return, "final_greedy_return": evaluated["last"],
+            "eval_s": evaluated["seconds"]}
 
 
 def median_or_nan(values: list[float]) -> float:
@@ -356,14 +423,14 @@ def ratio(a: float, b: float) -> float:
 
 
 def measure(workers: list[int], envs: int, warmup: int, timesteps: int, solve_budget: int, repeats: int,
-            contenders: list[str], report: Callable[[str], None]) -> list[dict[str, Any]]:
+            contenders: list[str], report: Callable[[str], None], solve_on: str = "greedy") -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for count in workers:
         makers = {name: maker(name, count, envs) for name in contenders}
         runs: dict[str, list[dict[str, Any]]] = {name: [] for name in contenders}
         for repeat in range(repeats):
             for name in contenders if repeat % 2 == 0 else reversed(contenders):
-                runs[name].append(one_run(makers[name], SEED + repeat, warmup, timesteps, solve_budget))
+                runs[name].append(one_run(makers[name], SEED + repeat, warmup, timesteps, solve_budget, solve_on))
                 last = runs[name][-1]
                 solve = f", time to {THRESHOLD:g}: {last['time_to_450_s']:.1f} s" if solve_budget else ""
                 report(f"  workers {count}, {name}, repeat {repeat}: {last['frames_per_s']:,.0f} frames/s, "
@@ -374,7 +441,8 @@ def measure(workers: list[int], envs: int, warmup: int, timesteps: int, solve_bu
                 "benchmark": "apex_vs_rllib", "contender": name, "workers": count, "envs_per_worker": envs,
                 "env": ENV_ID, "hidden": "-".join(map(str, HIDDEN)), "batch_size": BATCH, "n_step": N_STEP,
                 "warmup_frames": warmup, "frames_per_round": timesteps, "solve_budget": solve_budget,
-                "threshold": THRESHOLD, "window": WINDOW, "repeats": repeats,
+                "threshold": THRESHOLD, "solve_on": solve_on, "window": WINDOW, "eval_episodes": EVAL_EPISODES,
+                "eval_every": EVAL_EVERY, "repeats": repeats,
                 "frames_per_s": common.median(values["frames_per_s"]),
                 "frames_per_s_min": float(np.min(values["frames_per_s"])),
                 "frames_per_s_max": float(np.max(values["frames_per_s"])),
@@ -383,6 +451,8 @@ def measure(workers: list[int], envs: int, warmup: int, timesteps: int, solve_bu
                 "steps_to_450": median_or_nan(values["steps_to_450"]),
                 "solved": int(sum(not math.isnan(v) for v in values["time_to_450_s"])) if solve_budget else 0,
                 "final_mean_return": common.median(values["final_mean_return"]),
+                "final_greedy_return": common.median(values["final_greedy_return"]),
+                "eval_s": common.median(values["eval_s"]),
                 "build_s": common.median(values["build_s"]),
                 "learner": "actor" if name == "rllib_appo" else "driver", "runner_cpus": RUNNER_CPUS,
                 "_frames": values["frames_per_s"]})
@@ -428,6 +498,9 @@ def main(argv: list[str] | None = None):
                         help="env frames before the window (past learning_starts 1000, so the learners run)")
     parser.add_argument("--solve-budget", type=int, default=100_000,
                         help=f"env frames a run may take to reach a mean return of {THRESHOLD:g} (0: no solve phase)")
+    parser.add_argument("--solve-on", choices=SOLVE_ON, default="greedy",
+                        help=f"greedy: the learner's policy, {EVAL_EPISODES} greedy episodes every {EVAL_EVERY} "
+                             f"frames (clock stopped); training: the last {WINDOW} training episodes")
     parser.add_argument("--num-cpus", type=int, default=None,
                         help="CPUs of the local Ray session (default: max(--workers) + 1)")
     parser.add_argument("--contenders", nargs="+", default=list(CONTENDERS), choices=CONTENDERS,
@@ -454,7 +527,7 @@ def main(argv: list[str] | None = None):
                              f"({max(args.workers)} sampling workers of {RUNNER_CPUS:g} CPU + APPO's learner)")
         with common.torch_threads(args.threads), quiet_ray_logs(args.quiet):
             rows = measure(sorted(set(args.workers)), args.envs_per_worker, args.warmup, args.timesteps,
-                           args.solve_budget, args.repeats, list(args.contenders), report)
+                           args.solve_budget, args.repeats, list(args.contenders), report, args.solve_on)
             frame = common.results_frame(rows).assign(ray=ray.__version__, ray_cpus=cpus)
     finally:
         if started:

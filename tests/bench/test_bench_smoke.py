@@ -162,11 +162,11 @@ def test_apex_vs_rllib_writes_its_csv(ray_session, tmp_path):
     out = tmp_path / "apex_vs_rllib.csv"
     # Ape-X, RLlib's DQN (the point: its API still fits) and the local reference — APPO's first iteration alone
     # takes 20-45 s here — one worker of 2 envs on the fixture's 2-CPU session, one ~1,000-frame step each (the
-    # window is shorter than one step), no solve phase
+    # window is shorter than one step), then a solve phase to 2,000 frames: one greedy check of each learner's policy
     contenders = ["apex", "rllib_dqn", "local_dqn"]
     returned = apex_vs_rllib.main(["--workers", "1", "--envs-per-worker", "2", "--warmup", "0", "--timesteps", "200",
-                                   "--solve-budget", "0", "--repeats", "1", "--out", str(out), "--quiet",
-                                   "--contenders", *contenders])
+                                   "--solve-budget", str(apex_vs_rllib.EVAL_EVERY), "--repeats", "1", "--out",
+                                   str(out), "--quiet", "--contenders", *contenders])
     frame = pd.read_csv(out)
     assert len(frame) == len(returned) == 3
     assert list(frame["contender"]) == contenders and (frame["workers"] == 1).all()
@@ -174,6 +174,8 @@ def test_apex_vs_rllib_writes_its_csv(ray_session, tmp_path):
             "frames_paired_ratio", "trained_ratio", "time_ratio", "build_s", "ray", "ray_cpus", "python", "torch",
             "timestamp"} <= set(frame.columns)
     assert (frame["frames_per_s"] > 0).all() and frame["time_to_450_s"].isna().all()
+    assert (frame["solve_on"] == "greedy").all() and (frame["eval_s"] > 0).all()
+    assert frame["final_greedy_return"].between(1, 500).all()  # every learner's policy played its greedy episodes
     rows = frame.set_index("contender")
     assert rows.loc["rllib_dqn", "frames_ratio"] == 1.0
     assert rows.loc["apex", "target"] == "frames_ratio >= 2.85" and rows.loc["apex", "frames_ratio"] > 0
