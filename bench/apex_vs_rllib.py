@@ -37,16 +37,19 @@ largest W, each sampling process then gets a core of its own and the learner one
 
 One run per (W, contender, repeat): build (timed apart, ``build_s``), then advance in steps of about 1,000 env
 frames (RLlib: one ``algo.train()``, ``min_sample_timesteps_per_iteration`` 1000; Ape-X: ``apex.train`` to 1,000
-more frames; local: ``worker.run(timesteps=1000)``), checking after each whether the mean return of the last 20
-episodes (RLlib: ``env_runners/episode_return_mean`` with ``metrics_num_episodes_for_smoothing`` 20) reached 450:
+more frames; local: ``worker.run(timesteps=1000)``), and check whether the learner's policy reached 450: with
+``--solve-on greedy`` (default) every 2,000 frames outside the timed window, its current weights play 5 greedy
+episodes on an env of their own, the clock stopped (``greedy_return``); with ``--solve-on training`` the mean return
+of the last 20 training episodes (RLlib: ``env_runners/episode_return_mean`` with
+``metrics_num_episodes_for_smoothing`` 20) after every advance:
 
 1. warm-up: ``--warmup`` frames (default 2,000: past ``learning_starts``, so the learners run in the window);
 2. throughput window: ``--timesteps`` more frames; ``frames_per_s`` = frames sampled / seconds, ``trained_per_s``
    = samples trained (updates x batch; RLlib: ``learners/__all_modules__/num_env_steps_trained_lifetime``) /
    seconds, both over the whole window (the window ends at the first step boundary past its length);
 3. with ``--solve-budget N`` > 0 the run goes on until the mean return reaches 450 or N frames were sampled in all:
-   ``time_to_450_s`` is the wall time from the end of the build to the check that saw it (NaN when not within N;
-   checked every ~1,000 frames, alike for all). Ape-X's actors finish starting inside that clock, RLlib's before
+   ``time_to_450_s`` is the wall time from the end of the build to the check that saw it, greedy checks not counted
+   (NaN when not within N; checked alike for all). Ape-X's actors finish starting inside that clock, RLlib's before
    it (``build_algo`` waits for its env runners).
 
 Contenders take turns in the order apex, rllib_dqn, rllib_appo, local_dqn and reversed on the next repeat; figures
@@ -271,7 +274,7 @@ class RLlibRun:
         missing = [key for key in own if key not in learned]
         if missing:
             raise RLlibError(f"{self.name}: the learner's weights lack the acting module's {missing[:4]}")
-        module.load_state_dict({key: torch.as_tensor(np.asarray(learned[key])) for key in own})
+        module.load_state_dict({key: torch.tensor(np.array(learned[key])) for key in own})
         env = gym.make(ENV_ID)
         returns = []
         try:
