@@ -1,6 +1,6 @@
 """Spaces: what values look like, with optional batch and time ranks (numpy and gymnasium only)."""
 
-from rlworkbench.spaces.box import BoolBox, BoxSpace, FloatBox, IntBox, NumericBox, TextBox
+from rlworkbench.spaces.box import BoolBox, BoxSpace, FloatBox, IntBox, NumericBox, TextBox, float_bounds_relaxed
 from rlworkbench.spaces.coerce import as_space, is_gymnasium_space
 from rlworkbench.spaces.containers import ContainerSpace, Dict, Tuple
 from rlworkbench.spaces.space import Space
@@ -17,6 +17,7 @@ __all__ = [
     "TextBox",
     "Tuple",
     "as_space",
+    "float_bounds_relaxed",
     "from_gymnasium",
     "is_gymnasium_space",
     "to_gymnasium",

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
@@ -175,6 +177,21 @@ def _number_text(value: float) -> str:
     return f"{value:.3g}" if np.isfinite(value) and abs(value) < 1e16 else f"{value:g}"
 
 
+_FLOAT_BOUNDS_RELAXED: ContextVar[bool] = ContextVar("rlworkbench_float_bounds_relaxed", default=False)
+
+
+@contextmanager
+def float_bounds_relaxed(relaxed: bool = True) -> Iterator[None]:
+    """Inside, ``check`` takes any finite float for a :class:`FloatBox`, whatever its bounds (NaN and infinity are
+    still refused; every other leaf is checked as usual): real envs' observations stray out of their declared
+    boxes, and Gaussian actions are stored unclipped. ``relaxed=False`` changes nothing."""
+    token = _FLOAT_BOUNDS_RELAXED.set(relaxed or _FLOAT_BOUNDS_RELAXED.get())
+    try:
+        yield
+    finally:
+        _FLOAT_BOUNDS_RELAXED.reset(token)
+
+
 class FloatBox(NumericBox):
     """Real numbers in ``[low, high]`` (unbounded by default), float32 unless told otherwise.
 
@@ -185,6 +202,13 @@ class FloatBox(NumericBox):
     dtype_kinds = "f"
     default_dtype = "float32"
     bound_dtype = None
+
+    def _check_bounds(self, array: np.ndarray, key_path: str) -> None:
+        if not _FLOAT_BOUNDS_RELAXED.get():
+            super()._check_bounds(array, key_path)
+        elif array.size and not np.all(np.isfinite(array)):
+            raise SpaceError("FloatBox value is not finite", key_path=key_path or None, expected="finite values",
+                             got=f"{int(np.sum(~np.isfinite(array)))} NaN or infinite of {array.size}")
 
     def sample(self, size: Size = None, seed: Any = None) -> np.ndarray:
         rng = as_generator(seed)
