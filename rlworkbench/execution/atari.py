@@ -6,7 +6,8 @@ observations are the last ``frames`` RGB frames stacked on the axis before the c
 ``(210, 160, frames, 3)`` uint8. Stacking belongs in the env because a DQN memory stores preprocessed states — a
 stateful preprocessor would advance twice per step. The rest is the agent's stateless preprocessing, the library's
 components (see ``apex_pong.json``): ``grayscale`` (→ ``(210, 160, frames)``), ``image_resize`` to 84 x 84 (the
-frames become the channels of the convolutions) and ``divide`` by 255. :func:`atari_env` is the env factory to
+frames become the channels of the convolutions) and ``convert_type`` to uint8, so that replay holds a byte per
+pixel; the network's first layer divides by 255. :func:`atari_env` is the env factory to
 hand a run: it pickles as its arguments, so every sampler actor on Ray makes its own copies::
 
     promote("apex_pong", to="ray", env=atari_env("Pong"), workers=8)

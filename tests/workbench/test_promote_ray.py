@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import time
 
+import numpy as np
 import pytest
 import ray
 
@@ -121,7 +122,8 @@ def test_types_without_a_distributed_algorithm_and_bad_settings_are_config_error
 @pytest.mark.timeout(600)
 def test_the_shipped_pong_config_runs_as_apex_on_atari_frames(ray_session, tmp_path):
     """``apex_pong`` shrunk to a smoke (its own sizes are for a big host): ALE Pong frames stacked by the env,
-    grayscale / resize / divide in the agent, convolutions, replay shards of preprocessed 84x84x4 states."""
+    grayscale / resize / uint8 in the agent's preprocessing, replay shards of preprocessed 84x84x4 uint8 states (a
+    quarter of float32's bytes), the division by 255 in the network, convolutions."""
     from rlworkbench.agents.config import builtin_config
     from rlworkbench.execution.atari import atari_env
 
@@ -134,8 +136,10 @@ def test_the_shipped_pong_config_runs_as_apex_on_atari_frames(ray_session, tmp_p
     assert run.state == "finished" and run.timesteps >= 400 and len(run.updates) > 0
     assert run.shards["records"][0] > 100
     agent = run.execution.agent
-    assert agent.preprocessed_space.strip_ranks().shape == (84, 84, 4)
+    stored = agent.preprocessed_space.strip_ranks()
+    assert stored.shape == (84, 84, 4) and stored.dtype == np.uint8
     assert agent.state_space.strip_ranks().shape == (210, 160, 4, 3)
+    assert agent.get_weights()["memory/records/states"].dtype == np.uint8
 
 
 def test_apex_on_tensorflow_and_with_the_learner_on_two_towers(ray_session, tmp_path):
