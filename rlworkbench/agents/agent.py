@@ -226,6 +226,18 @@ class Agent(abc.ABC):
         self._require_built("preprocess")
         return states if self.preprocessor is None else self.api.preprocess(states)
 
+    def preprocessed(self, states: Any) -> Any:
+        """``states`` preprocessed, reusing the form that acting or observing just computed for equal states (one
+        call to the preprocessor stack otherwise): for code that records transitions beside the agent."""
+        known = self._known_preprocessed(states)
+        return known if known is not None else self.preprocess(states)
+
+    def remember_preprocessed(self, states: Any, preprocessed: Any) -> None:
+        """Keeps ``preprocessed`` as the form of ``states`` (the next acting step's states, most often), so that
+        acting on equal states reuses it instead of preprocessing again."""
+        if self.preprocessor is not None:
+            self.preprocessed_states.remember("next", states, preprocessed)
+
     def _known_preprocessed(self, states: Any) -> Any | None:
         """The preprocessed form of ``states`` without a call: the states themselves when there is no preprocessor,
         else what acting or observing just computed for equal states (None if neither did)."""

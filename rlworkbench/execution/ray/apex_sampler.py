@@ -4,8 +4,9 @@ and sends them straight to a replay shard — the learner only hears how many an
 Transitions are made exactly as a local DQN agent makes them before its memory: episode starts found by an
 :class:`~rlworkbench.agents.transitions.EpisodeTracker`, n-step returns per env by an
 :class:`~rlworkbench.agents.transitions.NStepAccumulator` (``loss/n_step``, ``discount``), states and next states
-preprocessed by the agent's stack. Priorities are ``agent.priorities(batch)`` — ``|TD error| + epsilon`` under the
-weights the sampler holds, the agent's own root API method. Each fragment goes to the next shard in turn.
+preprocessed by the agent's stack (each observation once: acting and recording share the form). Priorities are
+``agent.priorities(batch)`` — ``|TD error| + epsilon`` under the weights the sampler holds, the agent's own root
+API method. Each fragment goes to the next shard in turn.
 """
 
 from __future__ import annotations
@@ -37,9 +38,13 @@ class _NStepRecorder:
         env_ids = list(np.atleast_1d(env_id).tolist())
         terminals = np.asarray(terminals, bool)
         starts, _ = self.tracker.step(env_ids, raw.flatten(states), terminals, raw.flatten(next_states))
-        batch = self.n_step.add(env_ids, starts, preprocessed.flatten(self.agent.preprocess(states)),
-                                np.asarray(actions), np.asarray(rewards, np.float32), terminals,
-                                preprocessed.flatten(self.agent.preprocess(next_states)))
+        # each observation through the stack once: states as acting just preprocessed them, next states now (kept,
+        # so the next acting step reuses them unless an env was reset)
+        states_preprocessed = self.agent.preprocessed(states)
+        next_preprocessed = self.agent.preprocess(next_states)
+        self.agent.remember_preprocessed(next_states, next_preprocessed)
+        batch = self.n_step.add(env_ids, starts, preprocessed.flatten(states_preprocessed), np.asarray(actions),
+                                np.asarray(rewards, np.float32), terminals, preprocessed.flatten(next_preprocessed))
         if batch is not None:
             self.batches.append(batch)
 

@@ -63,6 +63,26 @@ def test_a_sampler_sends_n_step_transitions_with_its_own_priorities(ray_session,
         ray.kill(shard)
 
 
+def test_a_sampler_preprocesses_each_observation_once(ray_session):
+    """Acting and recording share the preprocessed form: one preprocessor call per step (the next states), plus
+    one per step after a reset (where the acting states are new), not three."""
+    config = {**CONFIG, "preprocessing": [{"type": "multiply", "factor": 2.0}], "exploration": {"epsilon": 0.4}}
+    sampler = ApexSampler(0, config, "CartPole-v1", 2, "torch", seed=3, shards=[])
+    calls, preprocess = [], sampler.agent.api.preprocess
+
+    def counted(states):
+        calls.append(len(np.asarray(states)))
+        return preprocess(states)
+
+    sampler.agent.api.preprocess = counted
+    steps = 40
+    sampler.run_steps(steps)
+    assert steps <= len(calls) < 1.5 * steps, len(calls)  # three per step before
+    batch = sampler.recorder.take()
+    angles = batch["next_states"][:, 2]  # recorded next states are the preprocessed (doubled) ones
+    assert np.abs(angles).max() > 0.21 and np.all(np.abs(angles / 2.0) < 0.25)  # beyond the limit only doubled
+
+
 def test_apex_learns_at_the_configs_replay_ratio_and_broadcasts(ray_session):
     apex = make_apex()
     try:
