@@ -200,14 +200,9 @@ class LocalRun:
         return last_mean(self.worker.book.episodes()["return"])
 
     def greedy_return(self, episodes: int, seed: int) -> float:
-        from rlworkbench.execution import Worker, make_vector_env
+        from rlworkbench.execution import evaluate_greedy
 
-        env = make_vector_env(ENV_ID, 1, seed=seed)
-        try:  # the agent's greedy policy on an env of its own, learning nothing (what ApeX.evaluate does)
-            table = Worker(self.worker.agent, env, progress=False).run(episodes=episodes, explore=False, learn=False)
-        finally:
-            env.close()
-        return float(table["return"].mean())
+        return float(evaluate_greedy(self.worker.agent, ENV_ID, episodes, seed=seed)["return"].mean())
 
     def close(self) -> None:
         self.worker.env.close()

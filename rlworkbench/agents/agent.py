@@ -268,14 +268,12 @@ class Agent(abc.ABC):
         env_ids = list(range(count)) if env_id is None else list(np.atleast_1d(env_id).tolist())
         if len(env_ids) != count:
             raise SpaceError("one env_id per row", argument="env_id", expected=count, got=len(env_ids))
-        preprocessed = self._known_preprocessed(states)
-        if preprocessed is None:  # states nobody acted on here (transitions from elsewhere): one call
-            preprocessed = self.api.preprocess(states)
+        preprocessed = self.preprocessed(states)  # one call only for states nobody acted on here
         starts, ended = self.episode_tracker.step(env_ids, self.state_space.flatten(states), terminals,
                                                   self.state_space.flatten(next_states))
         next_preprocessed = self._observe(env_ids, starts, preprocessed, actions, rewards, terminals, next_states)
-        if next_preprocessed is not None and self.preprocessor is not None:
-            self.preprocessed_states.remember("next", next_states, next_preprocessed)
+        if next_preprocessed is not None:
+            self.remember_preprocessed(next_states, next_preprocessed)
         self.timesteps += count
         self.episodes += ended
 

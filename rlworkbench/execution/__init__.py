@@ -4,6 +4,7 @@
 - :class:`Worker` — steps a vector env with an agent, hands the agent exactly the true transitions (whatever the
   env's autoreset mode), accounts episodes per sub-env, updates on the agent's schedule, and reports pandas
   tables, TensorBoard scalars and a progress bar; thread-safe :meth:`Worker.snapshot` and :meth:`Worker.stop`;
+- :func:`evaluate_greedy` — an agent's greedy policy on a few episodes of a fresh env, learning nothing;
 - :func:`train` — what ``rlworkbench train`` does: env + agent from a config, a worker, checkpoints, a summary.
 
 Imports gymnasium, pandas and tqdm; never torch or TensorFlow (TensorBoard's own writer logs the scalars).
@@ -13,7 +14,7 @@ from rlworkbench.execution.envs import autoreset_mode_of, make_vector_env
 from rlworkbench.execution.metrics import EPISODE_COLUMNS, MetricsSnapshot
 from rlworkbench.execution.train import TrainResult, train
 from rlworkbench.execution.transitions import Step, StepReader
-from rlworkbench.execution.worker import Worker
+from rlworkbench.execution.worker import Worker, evaluate_greedy
 
 __all__ = [
     "EPISODE_COLUMNS",
@@ -23,6 +24,7 @@ __all__ = [
     "TrainResult",
     "Worker",
     "autoreset_mode_of",
+    "evaluate_greedy",
     "make_vector_env",
     "train",
 ]

@@ -35,6 +35,7 @@ from tqdm.auto import tqdm
 
 from rlworkbench.agents.protocols import ActorLearner, is_agent
 from rlworkbench.errors import ConfigError, RLWorkbenchError
+from rlworkbench.execution.envs import make_vector_env
 from rlworkbench.execution.metrics import MetricsBook, MetricsSnapshot
 from rlworkbench.execution.tensorboard import EventWriter, write_variable_summaries
 from rlworkbench.execution.transitions import Step, StepReader, select_rows
@@ -293,3 +294,13 @@ class Worker:
 
     def __exit__(self, *exc_info: Any) -> None:
         self.close()
+
+
+def evaluate_greedy(agent: Any, env: Any, episodes: int, seed: int | None = None) -> pd.DataFrame:
+    """``agent``'s greedy policy on ``episodes`` episodes of one fresh env of ``env`` (an id or factory), learning
+    nothing: the episodes table."""
+    vector_env = make_vector_env(env, 1, seed=seed)
+    try:
+        return Worker(agent, vector_env, progress=False).run(episodes=episodes, explore=False, learn=False)
+    finally:
+        vector_env.close()

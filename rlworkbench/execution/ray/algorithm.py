@@ -240,13 +240,9 @@ class RayAlgorithm(abc.ABC):
     def evaluate(self, episodes: int = 10, seed: int | None = None) -> pd.DataFrame:
         """The learner's greedy policy on ``episodes`` episodes of a local copy of the env (learning nothing): the
         episodes table. Samplers explore — Ape-X's most with epsilon 0.4 — so their returns understate it."""
-        from rlworkbench.execution import Worker, make_vector_env
+        from rlworkbench.execution import evaluate_greedy
 
-        env = make_vector_env(self.env, 1, seed=self.seed if seed is None else seed)
-        try:
-            return Worker(self.agent, env, progress=False).run(episodes=episodes, explore=False, learn=False)
-        finally:
-            env.close()
+        return evaluate_greedy(self.agent, self.env, episodes, seed=self.seed if seed is None else seed)
 
     def close(self) -> None:
         """Ends every actor of the run (the Ray session stays for the next run)."""
