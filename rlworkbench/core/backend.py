@@ -57,8 +57,8 @@ class Backend(abc.ABC):
         """Runs the build's space propagation in whatever context the backend needs.
 
         ``propagate(samples)`` creates variables and runs graph functions; ``samples`` maps record ids to values.
-        A define-by-run backend starts it empty (values are sampled as needed); a static-graph backend traces it
-        once inside one graph, with placeholders for the root's inputs.
+        It starts empty (values are sampled as needed); a static-graph backend runs it inside one graph, traced
+        once.
         """
         propagate({})
 

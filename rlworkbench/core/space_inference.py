@@ -1,7 +1,8 @@
 """Output spaces of graph functions, inferred exactly from what they compute — never guessed.
 
-A static-graph backend reads them off the trace: batch/time ranks are its unknown dimensions. A define-by-run
-backend runs each graph function in two *sample passes*, on sampled inputs of two different (batch, time) sizes
+Both backends use one rule: each graph function of inputs with batch/time ranks goes through two *sample passes*
+(run on torch; traced at static sizes on TF, whose unknown dimensions alone cannot tell a batch rank from a time
+rank, a reduction over one of them or a flatten of both), on inputs of two different (batch, time) sizes
 (:data:`SAMPLE_SIZES`): a dimension that is the same in both passes is part of the core shape, one that follows
 the batch (time) size is the batch (time) rank, and one that changes in any other way (``batch * time`` after a
 flatten, ``batch - 1``) cannot be a space's rank — the build stops with a :class:`BuildError` naming the graph
@@ -11,10 +12,13 @@ both passes, so a function of such inputs only runs once.
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rlworkbench.core.records import Record
 from rlworkbench.errors import BuildError
 from rlworkbench.spaces import BoolBox, Dict, FloatBox, IntBox, Space, TextBox, Tuple
 
@@ -22,6 +26,51 @@ SAMPLE_SIZES = ((7, 5), (11, 3))  # (batch, time) of the two sample passes; dist
 SAMPLE_SEED = 20190402
 
 Ranks = tuple[bool, bool, bool]  # (batch, time, time_major)
+
+if TYPE_CHECKING:
+    from rlworkbench.core.component import Component
+    from rlworkbench.core.records import GraphFnCall
+
+
+def spaces_of_sample_passes(component: Component, call: GraphFnCall, fn: Callable[..., Any],
+                            samples: dict[int, tuple[Any, Any]], sample_of: Callable[[Space, int], Any],
+                            space_of_pair: Callable[..., Space]) -> list[Space]:
+    """The output spaces of one graph function call, from its values in the two sample passes.
+
+    ``samples`` holds each record's pair of values (a call's outputs are added for the calls after it; inputs
+    nobody produced are made with ``sample_of(space, sample_pass)``). ``fn`` runs once where every input is the
+    same in both passes. ``space_of_pair(a, b, key_path, where)`` reads one output leaf's space off its two values
+    (for backends: :func:`space_of_two_passes` on their shapes)."""
+    def values_of(arg: Any) -> tuple[Any, Any]:
+        if not isinstance(arg, Record):
+            return arg, arg
+        if arg.id not in samples:  # a root input, or made by a graph function with declared output spaces
+            if has_extra_ranks(arg.space):
+                samples[arg.id] = (sample_of(arg.space, 0), sample_of(arg.space, 1))
+            else:
+                value = sample_of(arg.space, 0)
+                samples[arg.id] = (value, value)
+        return samples[arg.id]
+
+    args = [values_of(a) for a in call.args]
+    kwargs = {k: values_of(v) for k, v in call.kwargs.items()}
+    first = fn(component, *[a for a, _ in args], **{k: a for k, (a, _) in kwargs.items()})
+    same = all(a is b for a, b in [*args, *kwargs.values()])
+    second = first if same else fn(component, *[b for _, b in args], **{k: b for k, (_, b) in kwargs.items()})
+    count = len(call.outputs)
+    pairs = list(zip([first] if count == 1 else as_results(first), [second] if count == 1 else as_results(second)))
+    for record, pair in zip(call.outputs, pairs):
+        samples[record.id] = pair
+    where = {"component": component.path, "graph_fn": call.name}
+    return [pairs_to_space(a, b, functools.partial(space_of_pair, where={**where, "argument": f"output {index}"}))
+            for index, (a, b) in enumerate(pairs)]
+
+
+def as_results(result: Any) -> list[Any]:
+    """The values a graph function declared to return several (or no) values gave back, as a list."""
+    if isinstance(result, (tuple, list)):
+        return list(result)
+    return [] if result is None else [result]
 
 
 def sample_size(space: Space, sample_pass: int) -> int | tuple[int, int] | None:

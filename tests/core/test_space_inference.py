@@ -1,5 +1,6 @@
-"""Output spaces are inferred exactly on both backends — two sample passes on torch, the static trace on TF — and
-where the shapes cannot say, the build stops naming the graph function and output instead of guessing."""
+"""Output spaces are inferred exactly, by one rule on both backends — two sample passes at different batch/time
+sizes (run on torch, traced at static sizes on TF) — and where the shapes cannot say, the build stops naming the
+graph function and output instead of guessing."""
 
 from __future__ import annotations
 
@@ -57,17 +58,26 @@ def test_a_reduction_over_time_keeps_the_batch_rank():
     assert spaces["torch"] == spaces["tf"] == FloatBox(shape=(7,), add_batch_rank=True)
 
 
-def test_a_constant_slice_of_the_batch_is_a_core_dimension_on_torch():
-    space = spaces_of("first_row", FloatBox(shape=(3,), add_batch_rank=True))["torch"]
-    assert space == FloatBox(shape=(1, 3))
+def test_a_constant_slice_of_the_batch_is_a_core_dimension_on_both_backends():
+    """TF's trace leaves ``x[:1]`` of an unknown batch unknown; a one-pass reading took it for the batch rank."""
+    spaces = spaces_of("first_row", FloatBox(shape=(3,), add_batch_rank=True))
+    assert spaces["torch"] == spaces["tf"] == FloatBox(shape=(1, 3))
 
 
+def test_a_mean_over_the_batch_of_a_sequence_keeps_the_time_rank_on_both_backends():
+    """One unknown dimension left of a batch-and-time input: TF's trace cannot say which rank it is; the sample
+    passes can (a one-pass reading on TF called it the batch rank)."""
+    spaces = spaces_of("mean_over_batch", FloatBox(shape=(3,), add_batch_rank=True, add_time_rank=True))
+    assert spaces["torch"] == spaces["tf"] == FloatBox(shape=(3,), add_time_rank=True)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("how", ["flatten_batch_and_time", "batch_last"])
-def test_shapes_that_cannot_be_a_space_stop_the_torch_build_with_the_graph_function_named(how):
+def test_shapes_that_cannot_be_a_space_stop_the_build_with_the_graph_function_named(how, backend):
     space = FloatBox(shape=(7,), add_batch_rank=True, add_time_rank=True) if how.startswith("flatten") \
         else FloatBox(shape=(3,), add_batch_rank=True)
     with pytest.raises(BuildError, match="declare output_spaces") as info:
-        build(Reducer(how), {"x": space}, backend="torch")
+        build(Reducer(how), {"x": space}, backend=backend)
     error = info.value
     assert (error.component, error.graph_fn, error.argument) == ("reducer", "run", "output 0")
     assert error.graph is not None and error.graph.stuck is None

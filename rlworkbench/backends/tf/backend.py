@@ -12,15 +12,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import tensorflow as tf
 
-from rlworkbench import nest
 from rlworkbench.backends.tf import ops
-from rlworkbench.backends.tf.specs import space_of, tensor_spec
+from rlworkbench.backends.tf.specs import space_of_pair, zeros_of_pass
 from rlworkbench.core import space_inference
 from rlworkbench.core.backend import Backend, bind_built_calls
 from rlworkbench.core.component import Component
 from rlworkbench.core.container_calls import with_container_options
 from rlworkbench.core.decorators import ApiMethod, Declared
-from rlworkbench.core.records import GraphFnCall, Record
+from rlworkbench.core.records import GraphFnCall
 from rlworkbench.errors import BuildError, ConfigError, RLWorkbenchError
 
 if TYPE_CHECKING:
@@ -85,37 +84,21 @@ class TFBackend(Backend):
             variable.assign(value)
 
     def run_build(self, graph: ComponentGraph, propagate: Callable[[dict[int, Any]], None]) -> None:
-        """Traces the whole build once, as one graph with placeholders for the root's inputs (like RLgraph's
-        static build): graph functions see symbolic tensors whose unknown dims are the batch/time ranks,
-        gradients between components work, and nothing is computed or changed."""
-        records = [record for inputs in graph.root_inputs.values() for record in inputs.values()
-                   if record.space is not None]  # an input whose space another API method gives comes later
-        signature = [tensor_spec(record.space) for record in records]
-
-        def trace(*placeholders: Any) -> int:
-            propagate({record.id: value for record, value in zip(records, placeholders)})
+        """Traces the whole build once, as one graph (like RLgraph's static build): graph functions see tensors of
+        the sample passes' static sizes (:mod:`~rlworkbench.core.space_inference`), gradients between components
+        work, and nothing is computed or changed."""
+        def trace() -> int:
+            propagate({})
             return 0
 
-        tf.compat.v1.wrap_function(trace, signature)  # one trace (a tf.function would retrace after variables appear)
+        tf.compat.v1.wrap_function(trace, [])  # one trace (a tf.function would retrace after variables appear)
 
     def infer_output_spaces(self, component: Component, call: GraphFnCall, fn: Callable[..., Any],
                             samples: dict[int, Any]) -> list[Space]:
-        def value_of(arg: Any) -> Any:
-            if not isinstance(arg, Record):
-                return arg
-            if arg.id not in samples:  # produced by a graph function with declared output spaces
-                samples[arg.id] = _placeholder_like(arg.space)
-            return samples[arg.id]
-
-        args = [value_of(a) for a in call.args]
-        kwargs = {k: value_of(v) for k, v in call.kwargs.items()}
-        with tf.name_scope(component.path + "/"):
-            result = fn(component, *args, **kwargs)
-        results = [result] if len(call.outputs) == 1 else _as_results(result)
-        ranks = space_inference.reference_ranks([r.space for r in call.input_records()])
-        for record, value in zip(call.outputs, results):
-            samples[record.id] = value
-        return [space_inference.structure_to_space(value, lambda t: space_of(t, ranks)) for value in results]
+        """Traces ``fn`` in both sample passes, on inputs of their static sizes (once where the inputs are the
+        same in both): unknown dimensions alone could not tell a batch rank from a time rank, a reduction over one
+        of them or a flatten of both."""
+        return space_inference.spaces_of_sample_passes(component, call, fn, samples, zeros_of_pass, space_of_pair)
 
     def bind_call(self, declared: Declared, component: Component) -> Callable[..., Any]:
         """API methods open their component's name scope and device while they are traced (Python runs only
@@ -139,23 +122,6 @@ class TFBackend(Backend):
             raise ConfigError("unknown TensorFlow executor options", expected=known, got=unknown)
         bind_built_calls(graph, self)
         return TFExecutor(graph, self, **{name: bool(value) for name, value in options.items()})
-
-
-def _as_results(result: Any) -> list[Any]:
-    if isinstance(result, (tuple, list)):
-        return list(result)
-    return [] if result is None else [result]
-
-
-def _placeholder_like(space: Space) -> Any:
-    """A symbolic stand-in for a value of ``space`` inside the build trace (zeros of the sample sizes would
-    fix the batch size; a placeholder keeps it unknown)."""
-    def leaf(spec: tf.TensorSpec) -> tf.Tensor:
-        shape = [1 if d is None else d for d in spec.shape]
-        default = tf.fill(shape, "") if spec.dtype == tf.string else tf.zeros(shape, spec.dtype)
-        return tf.compat.v1.placeholder_with_default(default, spec.shape)
-
-    return nest.map_structure(leaf, tensor_spec(space))
 
 
 def _scoped(function: Callable[..., Any], component: Component, api_name: str,

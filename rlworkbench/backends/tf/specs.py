@@ -22,28 +22,31 @@ def tensor_spec(space: Space, name: str | None = None) -> Any:
     return tf.TensorSpec(space.get_shape(with_batch_rank=True, with_time_rank=True), dtype, name=name)
 
 
-def space_of(value: Any, ranks: tuple[bool, bool, bool]) -> Space:
-    """The space of a traced output: leading ``None`` dimensions are its batch/time ranks."""
+def zeros_of_pass(space: Space, sample_pass: int) -> Any:
+    """Zeros of ``space`` at the static (batch, time) sizes of one sample pass, as traced ops."""
+    if isinstance(space, ContainerSpace):
+        children = {key: zeros_of_pass(child, sample_pass) for key, child in space.children()}
+        return tuple(children.values()) if not hasattr(space, "keys") else children
+    assert isinstance(space, BoxSpace)
+    shape = space.size_dims(space_inference.sample_size(space, sample_pass)) + space.shape
+    return tf.fill(shape, "") if isinstance(space, TextBox) else tf.zeros(shape, tf.as_dtype(space.dtype))
+
+
+def space_of_pair(value_a: Any, value_b: Any, key_path: str, where: dict[str, Any]) -> Space:
+    """The space of an output traced in both sample passes (static sizes), by the rule of
+    :func:`~rlworkbench.core.space_inference.space_of_two_passes` (one trace twice where the inputs have no
+    batch/time rank)."""
+    where = {**where, "key_path": key_path or None}
+    (shape_a, dtype), (shape_b, _) = _static_shape(value_a, where), _static_shape(value_b, where)
+    return space_inference.space_of_two_passes(shape_a, shape_b, dtype, where)
+
+
+def _static_shape(value: Any, where: dict[str, Any]) -> tuple[tuple[int, ...], np.dtype]:
     if not isinstance(value, (tf.Tensor, tf.Variable)):
         array = np.asarray(value)
-        return space_inference.leaf_space(array.shape, array.dtype)
-    shape = value.shape.as_list() if value.shape.rank is not None else None
-    if shape is None:
-        raise BuildError("graph function output has an unknown rank; declare output_spaces", got=repr(value))
-    unknown = 0
-    while unknown < len(shape) and shape[unknown] is None:
-        unknown += 1
-    batch, time, time_major = ranks
-    if unknown >= 2:
-        leading = (True, True, time_major)
-    elif unknown == 1:
-        leading = (True, False, False) if batch or not time else (False, True, False)
-    else:
-        leading = (False, False, False)
-    core = shape[min(unknown, 2):]
-    if any(d is None for d in core):
-        raise BuildError("graph function output has a dynamic core dimension; declare output_spaces",
-                         expected="static dims after the batch/time ranks", got=str(value.shape))
+        return array.shape, array.dtype
+    if value.shape.rank is None or any(d is None for d in value.shape.as_list()):
+        raise BuildError("graph function output has a dynamic dimension; declare output_spaces",
+                         expected="static dims for inputs of static sizes", got=str(value.shape), **where)
     dtype = np.dtype(object) if value.dtype == tf.string else np.dtype(value.dtype.as_numpy_dtype)
-    return space_inference.leaf_space(tuple(core), dtype)._with_ranks(*leading)
-
+    return tuple(value.shape.as_list()), dtype

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import functools
 import re
 import types
 from collections.abc import Callable
@@ -18,7 +17,7 @@ from rlworkbench.core import space_inference
 from rlworkbench.core.backend import Backend, bind_built_calls
 from rlworkbench.core.container_calls import with_container_options
 from rlworkbench.core.decorators import ApiMethod, Declared
-from rlworkbench.core.records import GraphFnCall, Record
+from rlworkbench.core.records import GraphFnCall
 from rlworkbench.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -105,31 +104,10 @@ class TorchBackend(Backend):
         rng = np.random.default_rng(space_inference.SAMPLE_SEED)
         device = component.resolved_device or "cpu"
 
-        def values_of(arg: Any) -> tuple[Any, Any]:
-            if not isinstance(arg, Record):
-                return arg, arg
-            if arg.id not in samples:  # a root input, or made by a graph function with declared output spaces
-                if space_inference.has_extra_ranks(arg.space):
-                    samples[arg.id] = tuple(self.to_tensor(space_inference.sample_value(arg.space, i, rng), device)
-                                            for i in (0, 1))
-                else:
-                    value = self.to_tensor(space_inference.sample_value(arg.space, 0, rng), device)
-                    samples[arg.id] = (value, value)
-            return samples[arg.id]
+        def sample_of(space: Space, sample_pass: int) -> Any:
+            return self.to_tensor(space_inference.sample_value(space, sample_pass, rng), device)
 
-        args = [values_of(a) for a in call.args]
-        kwargs = {k: values_of(v) for k, v in call.kwargs.items()}
-        first = fn(component, *[a for a, _ in args], **{k: a for k, (a, _) in kwargs.items()})
-        same = all(a is b for a, b in [*args, *kwargs.values()])
-        second = first if same else fn(component, *[b for _, b in args], **{k: b for k, (_, b) in kwargs.items()})
-        count = len(call.outputs)
-        pairs = list(zip([first] if count == 1 else _as_results(first),
-                         [second] if count == 1 else _as_results(second)))
-        for record, pair in zip(call.outputs, pairs):
-            samples[record.id] = pair
-        where = {"component": component.path, "graph_fn": call.name}
-        return [space_inference.pairs_to_space(a, b, functools.partial(_space_of_pair, where={
-            **where, "argument": f"output {index}"})) for index, (a, b) in enumerate(pairs)]
+        return space_inference.spaces_of_sample_passes(component, call, fn, samples, sample_of, _space_of_pair)
 
     def bind_call(self, declared: Declared, component: Component) -> Callable[..., Any]:
         graph_fn = declared.spec if not isinstance(declared, ApiMethod) else declared.spec.graph_fn
@@ -148,13 +126,6 @@ class TorchBackend(Backend):
             raise ConfigError("the torch executor takes no options", expected="{}", got=sorted(options))
         bind_built_calls(graph, self)
         return TorchExecutor(graph, self)
-
-
-def _as_results(result: Any) -> list[Any]:
-    """The values a graph function declared to return several (or no) values gave back, as a list."""
-    if isinstance(result, (tuple, list)):
-        return list(result)
-    return [] if result is None else [result]
 
 
 def _leaf_to_tensor(leaf: Any, device: str) -> Any:
