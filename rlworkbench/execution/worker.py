@@ -296,7 +296,7 @@ class Worker:
         self.close()
 
 
-def evaluate_greedy(agent: Any, env: Any, episodes: int, seed: int | None = None) -> pd.DataFrame:
+def evaluate_greedy(agent: ActorLearner, env: Any, episodes: int, seed: int | None = None) -> pd.DataFrame:
     """``agent``'s greedy policy on ``episodes`` episodes of one fresh env of ``env`` (an id or factory), learning
     nothing: the episodes table."""
     vector_env = make_vector_env(env, 1, seed=seed)

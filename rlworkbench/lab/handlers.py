@@ -15,7 +15,8 @@ import tornado.web
 from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 
-from rlworkbench.errors import RLWorkbenchError
+from rlworkbench.agents.config import load_config
+from rlworkbench.errors import ConfigError, RLWorkbenchError
 from rlworkbench.workbench.run_records import read_records, request_stop
 
 CLUSTER_ENV = "RLWORKBENCH_CLUSTER_ADDRESS"
@@ -94,9 +95,9 @@ class GraphHandler(APIHandler):
         if not file.is_relative_to(root) or not file.is_file():
             raise tornado.web.HTTPError(404, reason=f"no config file {path!r} under the server's root")
         try:
-            config = json.loads(file.read_text())
-        except ValueError as error:
-            raise tornado.web.HTTPError(400, reason=f"{path} is not JSON: {error}") from None
+            config = load_config(file)
+        except ConfigError as error:
+            raise tornado.web.HTTPError(400, reason=f"{path}: {error}") from None
         return config, env or "CartPole-v1", self.get_argument("backend", "torch")
 
 

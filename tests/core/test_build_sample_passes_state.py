@@ -1,4 +1,4 @@
-"""Probe runs during the build leave no state behind (counters, memories, gradients)."""
+"""The build's sample passes leave no state behind (counters, memories, gradients)."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ class Counter(Component):
 SPACE = FloatBox(shape=(2,), add_batch_rank=True)
 
 
-def test_probe_runs_leave_counters_at_their_initial_values():
+def test_sample_passes_leave_counters_at_their_initial_values():
     counter = Counter(name="counter")
     executor = build(counter, {"x": SPACE})
     weights = executor.get_weights()
@@ -50,7 +50,7 @@ def test_probe_runs_leave_counters_at_their_initial_values():
     assert executor.get_weights()["count"] == 6 and executor.get_weights()["float_count"] == 2.5
 
 
-def test_probe_runs_leave_no_gradients():
+def test_sample_passes_leave_no_gradients():
     counter = Counter(name="counter")
     build(counter, {"x": SPACE})
     assert counter.weight.grad is None

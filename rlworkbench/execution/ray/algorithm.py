@@ -20,7 +20,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -31,6 +31,9 @@ from rlworkbench.execution.ray.actor_manager import ActorManager, CallResult
 from rlworkbench.execution.ray.sampler import Sampler
 from rlworkbench.execution.ray.session import ensure_ray
 from rlworkbench.execution.ray.settings import ray_settings
+
+if TYPE_CHECKING:
+    from rlworkbench.agents import Agent
 
 WORKER_COLUMNS = ("worker", "env_steps", "env_steps_per_s", "episodes", "recent_return", "restarts", "weights_behind",
                   "last_error")
@@ -62,7 +65,7 @@ class RayAlgorithm(abc.ABC):
     max_in_flight_per_sampler: ClassVar[int] = 1
     trains: ClassVar[tuple[str, str]]  #: (the agent type it trains, the error message for any other)
 
-    def __init__(self, agent: Any, env: Any, settings: Mapping[str, Any] | None = None, *, seed: int | None = 0,
+    def __init__(self, agent: Agent, env: Any, settings: Mapping[str, Any] | None = None, *, seed: int | None = 0,
                  log: Any = None):
         import ray
 

@@ -12,18 +12,21 @@ API method. Each fragment goes to the next shard in turn.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rlworkbench.agents.transitions import EpisodeTracker, NStepAccumulator
 from rlworkbench.execution.ray.sampler import Sampler
 
+if TYPE_CHECKING:
+    from rlworkbench.agents import Agent
+
 
 class _NStepRecorder:
     """The worker's agent inside an Ape-X sampler: acts with the real agent and keeps n-step transitions."""
 
-    def __init__(self, agent: Any):
+    def __init__(self, agent: Agent):
         self.agent = agent
         self.tracker = EpisodeTracker()
         self.n_step = NStepAccumulator(agent.config["loss"]["n_step"], agent.config["discount"])
@@ -86,7 +89,7 @@ class ApexSampler(Sampler):
         self.shards = list(shards)
         self._next_shard = index % max(len(self.shards), 1)
 
-    def make_recorder(self, agent: Any) -> _NStepRecorder:
+    def make_recorder(self, agent: Agent) -> _NStepRecorder:
         return _NStepRecorder(agent)
 
     def set_shards(self, shards: Sequence[Any]) -> None:

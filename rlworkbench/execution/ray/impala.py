@@ -12,11 +12,14 @@ v-trace corrects for the lag, which :meth:`~.algorithm.RayAlgorithm.workers` sho
 from __future__ import annotations
 
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rlworkbench.execution.ray.actor_manager import CallResult, wait_for_any
 from rlworkbench.execution.ray.algorithm import RayAlgorithm
 from rlworkbench.execution.ray.sampler import Sampler
+
+if TYPE_CHECKING:
+    from rlworkbench.agents import Agent
 
 
 class ImpalaSampler(Sampler):
@@ -36,7 +39,7 @@ class IMPALA(RayAlgorithm):
 
     trains = ("impala", "IMPALA on Ray trains an IMPALA agent")
 
-    def __init__(self, agent: Any, env: Any, settings: Any = None, *, seed: int | None = 0, log: Any = None):
+    def __init__(self, agent: Agent, env: Any, settings: Any = None, *, seed: int | None = 0, log: Any = None):
         super().__init__(agent, env, settings, seed=seed, log=log)
         self.rollout_length = int(self.agent.config["update"]["rollout_length"])
         self.queue: deque[dict[str, Any]] = deque()

@@ -38,7 +38,7 @@ class ReplayShard:
 
     def add(self, records: Mapping[str, Any], priorities: np.ndarray) -> int:
         """Appends a batch of records with their priorities (> 0); returns how many records were added so far."""
-        self.executor.execute("insert_records_with_priorities", records, np.asarray(priorities, np.float32))
+        self.executor.api.insert_records_with_priorities(records, np.asarray(priorities, np.float32))
         self.added += len(priorities)
         return self.added
 
@@ -47,11 +47,11 @@ class ReplayShard:
         the shard is empty (a learner may ask before the first records arrived)."""
         if self.size() == 0:
             return None
-        return self.executor.execute("get_records", np.int64(num_records))
+        return self.executor.api.get_records(np.int64(num_records))
 
     def update_priorities(self, indices: np.ndarray, priorities: np.ndarray) -> None:
         """New priorities of the records at ``indices`` (as :meth:`sample` returned them)."""
-        self.executor.execute("update_records", np.asarray(indices), np.asarray(priorities, np.float32))
+        self.executor.api.update_records(np.asarray(indices), np.asarray(priorities, np.float32))
 
     def size(self) -> int:
-        return int(self.executor.execute("get_size"))
+        return int(self.executor.api.get_size())

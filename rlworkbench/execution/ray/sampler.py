@@ -10,17 +10,20 @@ learner, never stored or learnt from here. :meth:`Sampler.sample` returns them a
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rlworkbench import nest
 
+if TYPE_CHECKING:
+    from rlworkbench.agents import Agent
+
 
 class _Recorder:
     """The worker's agent inside a sampler: acts with the real agent, records what it observes, never learns."""
 
-    def __init__(self, agent: Any):
+    def __init__(self, agent: Agent):
         self.agent = agent
         self.steps: list[tuple[Any, Any, np.ndarray, np.ndarray, Any]] = []
 
@@ -80,7 +83,7 @@ class Sampler:
         """The acting copy's trainable weights (as the learner sent them)."""
         return self.agent.get_weights(trainable_only=True)
 
-    def make_recorder(self, agent: Any) -> Any:
+    def make_recorder(self, agent: Agent) -> Any:
         """The agent the worker steps with: acts with ``agent``, keeps what it observes (sequences here)."""
         return _Recorder(agent)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,13 +21,16 @@ from rlworkbench import nest
 from rlworkbench.execution.ray.actor_manager import CallResult
 from rlworkbench.execution.ray.algorithm import RayAlgorithm
 
+if TYPE_CHECKING:
+    from rlworkbench.agents import Agent
+
 
 class SyncPPO(RayAlgorithm):
     """PPO with ``workers`` sampler actors of ``envs_per_worker`` envs each; :meth:`step` is one iteration."""
 
     trains = ("ppo", "synchronous PPO on Ray trains a PPO agent")
 
-    def __init__(self, agent: Any, env: Any, settings: Mapping[str, Any] | None = None, *, seed: int | None = 0,
+    def __init__(self, agent: Agent, env: Any, settings: Mapping[str, Any] | None = None, *, seed: int | None = 0,
                  log: Any = None):
         super().__init__(agent, env, settings, seed=seed, log=log)
         self.rollout_length = int(self.agent.config["update"]["rollout_length"])

@@ -13,7 +13,6 @@ import atexit
 import threading
 import weakref
 from pathlib import Path
-from typing import Any
 
 from rlworkbench.errors import ConfigError
 from rlworkbench.execution.train import Checkpointer
@@ -61,7 +60,7 @@ def live_runs() -> list[ThreadedExecution]:
     return [run for run in list(_LIVE) if not run.done]
 
 
-def refuse_agent_in_training(agent: Any) -> None:
+def refuse_agent_in_training(agent: object) -> None:
     """A ConfigError if a live in-process run trains ``agent`` (a prototype is trained in place: one run at once)."""
     if agent is not None and any(getattr(run, "agent", None) is agent for run in live_runs()):
         raise ConfigError("this agent is being trained by another run: stop() or wait() for it first",
