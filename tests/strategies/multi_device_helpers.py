@@ -58,6 +58,24 @@ def train(kind: str, backend: str, devices: Any = None, updates: int = 6) -> tup
     return agent.get_weights(), metrics
 
 
+def batch(rows: int, seed: int = 0) -> dict[str, np.ndarray]:
+    """A random outside batch for the DQN configs (CartPole's shapes): every row its own states, hence its own TD
+    error."""
+    rng = np.random.default_rng(seed)
+    return {"states": rng.normal(size=(rows, 4)).astype(np.float32), "actions": rng.integers(0, 2, rows),
+            "rewards": rng.normal(size=rows).astype(np.float32), "terminals": rng.random(rows) < 0.2,
+            "next_states": rng.normal(size=(rows, 4)).astype(np.float32),
+            "importance_weights": rng.uniform(0.5, 1.0, rows).astype(np.float32)}
+
+
+def td_errors(agent: Agent, data: dict[str, np.ndarray]) -> np.ndarray:
+    """One DQN update on ``data`` through the root's API method (no agent-side checks); its per-row TD errors."""
+    _, _, errors = agent.api.update_from_batch(
+        data["states"], data["actions"], data["rewards"], data["terminals"],
+        next_preprocessed_states=data["next_states"], importance_weights=data["importance_weights"])
+    return np.asarray(errors)
+
+
 def largest_difference(weights: dict[str, np.ndarray], reference: dict[str, np.ndarray]) -> float:
     """The largest absolute difference over all variables (which must have the same names)."""
     assert sorted(weights) == sorted(reference)

@@ -6,26 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from multi_device_helpers import CONFIGS, make_agent
+from multi_device_helpers import CONFIGS, batch, make_agent, td_errors
 
 from rlworkbench.agents import Agent
 from rlworkbench.components.strategies import ReplicaTowers
 from rlworkbench.errors import ConfigError, SpaceError
-
-
-def batch(rows: int, seed: int = 0) -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    return {"states": rng.normal(size=(rows, 4)).astype(np.float32), "actions": rng.integers(0, 2, rows),
-            "rewards": rng.normal(size=rows).astype(np.float32), "terminals": rng.random(rows) < 0.2,
-            "next_states": rng.normal(size=(rows, 4)).astype(np.float32),
-            "importance_weights": rng.uniform(0.5, 1.0, rows).astype(np.float32)}
-
-
-def td_errors(agent: Agent, data: dict[str, np.ndarray]) -> np.ndarray:
-    _, _, errors = agent.api.update_from_batch(
-        data["states"], data["actions"], data["rewards"], data["terminals"],
-        next_preprocessed_states=data["next_states"], importance_weights=data["importance_weights"])
-    return errors
 
 
 def test_per_item_outputs_come_back_in_batch_order():
