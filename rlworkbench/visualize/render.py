@@ -31,6 +31,7 @@ from rlworkbench.visualize.views import GraphView, view_of
 
 Key = tuple[Any, ...]
 _FONT = "Helvetica"
+_REMOVED_SHOWN = 6  # removed components the legend names; the rest are counted
 
 
 def render_graph(target: Any, depth: int | None = None, api: str | None = None, spaces: bool = True,
@@ -46,7 +47,8 @@ def render_graph(target: Any, depth: int | None = None, api: str | None = None, 
     ``selected``: a component path to draw with a blue one (red wins where both apply). ``fold_copies``: a
     sub-tree that repeats a sibling's (a target network) is one box naming that sibling. ``changes`` (see
     :mod:`~rlworkbench.visualize.graph_diff`): components added since the previous build get a green border,
-    changed ones an orange one, edges whose spaces changed are orange, and the legend names removed components.
+    changed ones an orange one, edges whose spaces changed are orange, and the legend names removed components
+    (each by the shortest tail of its path that no other component's ends with; the first six, then a count).
     The drawing's ``edge_labels`` (stable edge key → label) are what the next ``changes`` compare against.
     """
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 0):
@@ -334,9 +336,25 @@ class _Renderer:
         legend.node(self._id(("legend", "space changed")), label="space changed", shape="plaintext",
                     fontcolor=CHANGED_COLOR, fontsize="9")
         if changes.removed:
-            names = _clip([path.rsplit("/", 1)[-1] for path in changes.removed], 4)
+            names = _distinct_names(changes.removed, [*changes.removed, *self.paths.values()])
+            if len(names) > _REMOVED_SHOWN:
+                names = names[:_REMOVED_SHOWN] + [f"+{len(names) - _REMOVED_SHOWN} more"]
             legend.node(self._id(("legend", "removed")), label="removed:\n" + "\n".join(names), shape="note",
                         style="filled", fillcolor="#f3f4f6", color="#6b7280", fontsize="9")
+
+
+def _distinct_names(paths: Iterable[str], among: Iterable[str]) -> list[str]:
+    """Each path by its shortest tail of segments that no other path of ``among`` ends with
+    (``policy/action_adapter/dense`` beside ``target_policy/action_adapter/dense``)."""
+    others = {tuple(path.split("/")) for path in among}
+    names = []
+    for path in paths:
+        parts = tuple(path.split("/"))
+        rivals = [other for other in others if other != parts]
+        size = next((n for n in range(1, len(parts)) if all(other[-n:] != parts[-n:] for other in rivals)),
+                    len(parts))
+        names.append("/".join(parts[-size:]))
+    return names
 
 
 def _argument(name: str, value: Any) -> str:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+import re
+
 from rlworkbench.components import Dense, NeuralNetwork
 from rlworkbench.core.builder import build
 from rlworkbench.spaces import FloatBox
@@ -46,3 +49,13 @@ def test_render_marks_changes_and_edges_whose_spaces_changed():
     assert not again and set(redrawn_same.edge_labels) == set(drawing.edge_labels)
     assert not [k for k, label in redrawn_same.edge_labels.items() if again.edge_changed(k, label)]
     assert CHANGED_COLOR not in redrawn_same.pipe(format="svg").decode().split("cluster_legend")[0]
+
+
+def test_the_legend_names_removed_components_unambiguously_and_counts_the_rest():
+    network = built(8, 4)  # net/d0, net/d1 are drawn
+    removed = ("net/left/d1", "net/right/d1", "net/left/extra", *(f"net/old{i}" for i in range(6)))
+    svg = render_graph(network, changes=GraphChanges(removed=removed)).pipe(format="svg").decode()
+    texts = [html.unescape(t) for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg)]
+    at = texts.index("removed:")
+    assert texts[at + 1:at + 8] == ["left/d1", "right/d1", "extra", "old0", "old1", "old2", "+3 more"]
+    assert "old3" not in texts and "d1" not in texts[at + 1:]  # "d1" alone would also name the drawn net/d1

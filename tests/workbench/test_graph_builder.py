@@ -22,6 +22,7 @@ from rlworkbench.spaces import FloatBox
 from rlworkbench.visualize.graph_diff import compare, snapshot
 from rlworkbench.visualize.palette import ADDED_COLOR, CHANGED_COLOR, STUCK_COLOR
 from rlworkbench.workbench import GraphBuilder
+from rlworkbench.workbench.builder.config_form import ConfigForm
 from rlworkbench.workbench.builder.form_schema import form_schema
 from rlworkbench.workbench.builder.lazy_choices import LIBRARY_LAYOUT_WARNING
 
@@ -56,6 +57,17 @@ def test_the_form_is_generated_from_the_schema_with_bounds_enums_toggles_and_sec
     assert set(layer_type.options) == set(known_types_of("layer")) and layer_type.value == "dense"
 
 
+@pytest.mark.parametrize(("agent", "section", "inside"), [
+    ("dqn", "exploration", "exploration/epsilon"), ("impala", "update", "update/rollout_length"),
+    ("sac", "policy", "policy/network")])
+def test_a_section_of_one_field_has_its_own_collapsible_header(agent, section, inside):
+    form = ConfigForm(agent_class(agent).schema, {})
+    header, field = form.field(section), form.field(inside)
+    assert isinstance(header, w.Accordion) and header.titles == (section,) and field is not header
+    assert _contains(header, field) and header.selected_index == 0  # a top-level section starts open
+    assert list(form.schema["properties"][section]["properties"]) == [inside.split("/")[1]]  # one field
+
+
 @pytest.mark.filterwarnings(f"ignore:{LIBRARY_LAYOUT_WARNING}:DeprecationWarning")  # the library's eager form
 def test_every_agent_types_schema_makes_a_form():
     import ipywidgets_jsonschema
@@ -84,7 +96,11 @@ def test_toggling_dueling_in_the_form_adds_the_streams_and_marks_them(builder):
     after = clusters(builder.svg)
     assert {VALUE_STREAM, "component-dqn/policy/action_adapter/advantage_stream"} <= after
     assert "dqn/policy/action_adapter/value_stream" in builder.changes.added
-    assert ADDED_COLOR in builder.svg and "added (" in builder.svg and "removed:" in builder.svg
+    assert ADDED_COLOR in builder.svg and "added (" in builder.svg
+    assert builder.changes.removed == ("dqn/policy/action_adapter/dense", "dqn/target_policy/action_adapter/dense")
+    texts = _texts(builder.svg)  # the two removed heads by their distinct paths, not "dense" twice
+    at = texts.index("removed:")
+    assert texts[at + 1:at + 3] == ["policy/action_adapter/dense", "target_policy/action_adapter/dense"]
     assert builder.config["policy"]["dueling"] is True and builder.agent.config["policy"]["dueling"] is True
     assert builder.redraw_seconds is not None and "built on torch" in builder.status
 
@@ -114,9 +130,7 @@ def test_an_error_deep_in_folded_sections_opens_the_way_to_its_field(builder):
 
 def test_adding_a_dense_layer_changes_the_networks_output_space_on_the_edges(builder):
     assert edge_labels_with(builder.svg, "f32[B,24]") == 0
-    add = next(b for b in _walk(builder.field("policy/network")) if isinstance(b, w.Button)
-               and b.description == "Add entry")
-    add.click()  # a new dense layer (the first type of the menu)
+    _add_button(builder, "policy/network").click()  # a new dense layer (the first type of the menu)
     assert "dqn/policy/network/dense_2" in builder.changes.added and ADDED_COLOR in builder.svg
     builder.field("policy/network/2/units").value = 24
     assert builder.error is None, builder.status
@@ -137,6 +151,47 @@ def test_a_component_type_changes_from_its_menu_with_that_types_arguments(builde
     assert isinstance(builder.field("memory/alpha"), w.FloatText)
     assert type(builder.agent.root.find("memory")).__name__ == "PrioritizedReplay"
     assert "dqn/memory" in builder.changes.changed | builder.changes.added
+
+
+def test_a_layers_type_changes_from_its_menu_with_that_types_own_arguments(builder):
+    assert isinstance(builder.field("policy/network/0/units"), w.IntText)
+    _type_menu(builder, "policy/network/0").value = "clip"
+    assert builder.error is None and builder.builds == 1, builder.status
+    assert isinstance(builder.field("policy/network/0/low"), w.FloatText)  # clip's arguments, not dense's
+    with pytest.raises(ConfigError, match="no such field"):
+        builder.field("policy/network/0/units")
+    drawn = clusters(builder.svg)
+    assert "component-dqn/policy/network/clip_0" in drawn and "component-dqn/policy/network/dense_0" not in drawn
+    assert "dqn/policy/network/clip_0" in builder.changes.added
+    assert "dqn/policy/network/dense_0" in builder.changes.removed
+    builder.field("policy/network/0/low").value = -2.0  # its arguments are live too
+    assert builder.config["policy"]["network"][0] == {"type": "clip", "low": -2.0, "high": 1.0}
+    assert type(builder.agent.root.find("policy/network/clip_0")).__name__ == "Clip"
+
+
+def test_the_decay_and_optimizer_types_change_from_their_menus(builder):
+    _type_menu(builder, "exploration/epsilon").value = "epsilon: exponential_decay"
+    assert builder.error is None and builder.builds == 1, builder.status
+    assert builder.form.choice_menu("exploration/epsilon/half_life").value == "none"  # its default, not 0
+    assert builder.config["exploration"]["epsilon"]["type"] == "exponential_decay"
+    assert type(builder.agent.root.find("exploration/epsilon")).__name__ == "ExponentialDecay"
+    assert builder.changes.changed == {"dqn/exploration/epsilon"} and CHANGED_COLOR in builder.svg
+    _type_menu(builder, "optimizer").value = "optimizer: rmsprop"
+    assert builder.error is None and builder.builds == 2, builder.status
+    assert isinstance(builder.field("optimizer/decay"), w.FloatText)
+    assert builder.config["optimizer"]["type"] == "rmsprop"
+    assert type(builder.agent.root.find("optimizer")).__name__ == "RMSProp"
+    assert builder.changes.changed == {"dqn/optimizer"} and CHANGED_COLOR in builder.svg
+
+
+def test_a_preprocessor_added_with_the_add_entry_button_joins_the_graph(builder):
+    assert builder.config["preprocessing"] == [] and "component-dqn/preprocessor" not in clusters(builder.svg)
+    _add_button(builder, "preprocessing").click()  # the first type of the preprocessor menu
+    assert builder.error is None and builder.builds == 1, builder.status
+    assert [spec["type"] for spec in builder.config["preprocessing"]] == ["clip"]
+    assert {"component-dqn/preprocessor", "component-dqn/preprocessor/clip_0"} <= clusters(builder.svg)
+    assert {"dqn/preprocessor", "dqn/preprocessor/clip_0"} <= builder.changes.added and ADDED_COLOR in builder.svg
+    assert type(builder.agent.root.find("preprocessor/clip_0")).__name__ == "Clip"
 
 
 def test_a_failed_build_draws_the_partial_graph_with_the_stuck_component_in_view(builder):
@@ -200,7 +255,22 @@ def test_promote_from_the_builder_starts_a_run(builder, tmp_path):
     run = builder.promote(timesteps=200, logdir=tmp_path, seed=1)
     run.wait(timeout=120)
     assert run.state == "finished" and run.spec.config["update"]["learning_starts"] == 50
-    assert builder.run is run  # its live view is shown below the builder
+    assert builder.run is run and builder.view.run_output.children == (run.widget(),)  # its live view below
+    run.close()
+
+
+def test_promote_to_multi_gpu_from_the_builder_runs_on_two_towers_and_stops_cleanly(builder, tmp_path):
+    run = builder.promote("multi_gpu", devices=["cpu", "cpu"], timesteps=50_000, logdir=tmp_path)
+    try:
+        assert run.is_running and run.target == "multi_gpu" and run.devices == ["cpu", "cpu"]
+        assert builder.run is run and builder.view.run_output.children == (run.view.widget,)
+        assert _contains(builder.view.widget, run.view.widget)  # the live view is part of the builder
+        run.view.refresh()
+        assert "2 towers on cpu, cpu" in run.view.label.value
+        run.stop()
+        assert run.state == "stopped" and run.error is None and run.timesteps < 50_000
+    finally:
+        run.close()
 
 
 def test_it_opens_a_config_dict_a_json_path_and_an_agent(tmp_path):
@@ -243,8 +313,7 @@ def test_layers_are_removed_and_reordered_with_the_lists_buttons(builder):
 
 
 def test_a_layer_added_in_the_form_can_be_moved_at_once(builder):
-    next(b for b in _walk(builder.field("policy/network")) if isinstance(b, w.Button)
-         and b.description == "Add entry").click()
+    _add_button(builder, "policy/network").click()
     builder.field("policy/network/2/units").value = 24
     assert _units(builder) == [256, 256, 24]
     _buttons(builder, "arrow-up")[2].click()  # the new entry's own button
@@ -392,3 +461,13 @@ def _contains(widget, target) -> bool:
 def _type_menu(builder: GraphBuilder, path: str) -> w.Dropdown:
     """The dropdown choosing the component type of the spec at ``path``."""
     return builder.form.choice_menu(path)
+
+
+def _add_button(builder: GraphBuilder, path: str) -> w.Button:
+    """The "Add entry" button of the list at ``path``."""
+    return next(b for b in _walk(builder.field(path)) if isinstance(b, w.Button) and b.description == "Add entry")
+
+
+def _texts(svg: str) -> list[str]:
+    """The text lines of a drawing, in order."""
+    return [html.unescape(text) for text in re.findall(r"<text[^>]*>([^<]*)</text>", svg)]

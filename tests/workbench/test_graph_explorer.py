@@ -219,3 +219,14 @@ def test_selecting_brings_the_component_into_view_in_the_navigable_pane(actor):
     explorer.select(target)
     assert pane.focus == target and pane.focus_request == requests + 1
     assert f'id="component&#45;{target}"' in pane.svg or f'id="component-{target}"' in pane.svg
+
+
+def test_a_failed_rebuild_brings_the_stuck_component_into_view(swappable):
+    explorer = GraphExplorer(swappable)
+    pane = explorer.graph_pane
+    swappable.replace_component("body", Broken())
+    requests = pane.focus_request
+    explorer.rebuild_button.click()
+    assert "rebuild failed" in explorer.status
+    assert pane.focus == "swappable/body" and pane.focus_request == requests + 1
+    assert 'id="component&#45;swappable/body"' in pane.svg or 'id="component-swappable/body"' in pane.svg

@@ -46,7 +46,7 @@ class BuilderView:
         self.probe_box.children[0].on_click(lambda _: self._guarded(builder.probe))
         self.tabs = w.Tab(children=[component_tab, self.probe_box, self._export_tab(), self._promote_tab()],
                           titles=_TABS)
-        self.run_output = w.Output()
+        self.run_output = w.VBox()  # the promoted Run's live view
         self.widget = w.VBox([toolbar, middle, self.tabs, self.run_output], layout=w.Layout(width="100%"))
         self.widget.add_class("rlw-graph-builder")
 
@@ -93,11 +93,7 @@ class BuilderView:
         self.tabs.selected_index = _TABS.index("probe")
 
     def show_run(self, run: Any) -> None:
-        from IPython.display import display
-
-        self.run_output.clear_output()
-        with self.run_output:
-            display(run)
+        self.run_output.children = (run.widget(),)
 
     def close(self) -> None:
         self.widget.close()

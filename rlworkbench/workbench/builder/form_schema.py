@@ -100,7 +100,14 @@ def _choice(options: list[dict[str, Any]], title: str | None) -> dict[str, Any]:
     for option in options:  # a choice inside a choice is one menu
         flat.extend(option["anyOf"] if "anyOf" in option else [option])
     for option in flat:  # the menu says "none" or the field's own name (a spec's option is titled by its type)
-        option.setdefault("title", "none" if option.get("type") == "null" else title or str(option.get("type")))
+        if option.get("type") == "null":
+            option["title"] = "none"
+        else:
+            option.setdefault("title", title or str(option.get("type")))
+    titles = [option["title"] for option in flat]
+    for option in flat:  # a menu needs distinct entries: "strides (integer)", "strides (array)"
+        if titles.count(option["title"]) > 1:
+            option["title"] += f" ({option.get('type', 'value')})"
     return _titled({"anyOf": flat}, title)
 
 

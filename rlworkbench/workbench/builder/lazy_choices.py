@@ -4,7 +4,11 @@
 component spec (each layer, preprocessor, memory, decay, optimizer) and each offers every registered type of its
 kind with that type's own arguments: for ``dqn_cartpole`` that is about 2,000 widget models, every one sent to the
 browser before the form can show. Here an option's widgets are built the first time it is chosen (by the user, by
-data set into the form, or by code asking for it), which leaves under 700.
+data set into the form, or by code asking for it), which leaves under 700. A choice starts on its default's
+option (the library's starts on the first one: a number at 0 where the default is ``None``).
+
+A section of one field gets its own collapsible, titled accordion too: the library folds only objects of two or
+more fields, so ``exploration`` (just ``epsilon``) would have shown no header.
 """
 
 from __future__ import annotations
@@ -53,7 +57,8 @@ class LazyOptions(Sequence):
 
 class LazyChoiceForm(ipywidgets_jsonschema.Form):
     """``ipywidgets_jsonschema.Form`` whose choices (``anyOf``/``oneOf``) build an option's widgets when it is
-    chosen. Same widget tree, getters and setters as the library's for every option shown."""
+    chosen, starting on the default's option. Same widget tree, getters and setters as the library's for every
+    option shown, except that a section of one field is folded in an accordion like larger ones."""
 
     def __init__(self, schema: Mapping[str, Any], **kwargs: Any):
         with _quiet_layouts():
@@ -62,6 +67,13 @@ class LazyChoiceForm(ipywidgets_jsonschema.Form):
     def _construct(self, schema: Mapping[str, Any], label: str | None = None, root: bool = False) -> Any:
         with _quiet_layouts():  # options drawn late, after __init__
             return super()._construct(schema, label=label, root=root)
+
+    def _construct_object(self, schema: Mapping[str, Any], label: str | None = None, root: bool = False) -> Any:
+        element = super()._construct_object(schema, label=label, root=root)
+        fields = list(schema.get("properties", {}).values())
+        if root or len(fields) != 1 or "const" in fields[0] or (label is None and "title" not in schema):
+            return element  # (the library folds objects of two or more fields itself; a bare spec type shows nothing)
+        return element._replace(widgets=self._wrap_accordion(element.widgets, schema, label=label))
 
     def _construct_anyof(self, schema: Mapping[str, Any], label: str | None = None, key: str = "anyOf") -> Any:
         options = schema[key]
@@ -93,8 +105,11 @@ class LazyChoiceForm(ipywidgets_jsonschema.Form):
         def resetter() -> None:
             for element in elements.built():
                 element.resetter()
-            if schema.get("default") is not None:
+            if "default" in schema:
                 setter(schema["default"])
+
+        if "default" in schema:  # the library opens on the first option whatever the default (None too)
+            setter(schema["default"])
 
         def register_observer(handler: Callable[[Any], None], names_: Any, kind: Any) -> None:
             selector.observe(handler, names=names_, type=kind)
