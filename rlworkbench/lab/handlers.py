@@ -97,7 +97,7 @@ class GraphHandler(APIHandler):
         try:
             config = load_config(file)
         except ConfigError as error:
-            raise tornado.web.HTTPError(400, reason=f"{path}: {error}") from None
+            raise tornado.web.HTTPError(400, reason=f"{path}: {error.message}") from None  # not the server's path
         return config, env or "CartPole-v1", self.get_argument("backend", "torch")
 
 

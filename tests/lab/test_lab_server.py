@@ -79,7 +79,7 @@ def test_the_graph_of_a_config_file(lab_server):
 @pytest.mark.parametrize(("query", "status", "says"), [
     ({"path": "nothing.json"}, 404, "no config file"),
     ({"path": "../outside.json"}, 404, "no config file"),
-    ({"path": "broken.json"}, 400, "not JSON"),
+    ({"path": "broken.json"}, 400, "not valid JSON"),
     ({"path": "bad_config.json"}, 400, "ConfigError"),
     ({}, 400, "give path="),
     ({"run": "0123456789ab"}, 404, "no run"),
@@ -93,6 +93,7 @@ def test_bad_graph_requests_say_why(lab_server, query, status, says):
     reply = lab_server.get("graph", **query)
     assert reply.status_code == status
     assert says in reply.text or says in reply.reason
+    assert str(lab_server.root) not in reply.text  # the server's own paths stay on the server
 
 
 def test_the_extension_is_installed_and_enabled():
