@@ -133,11 +133,11 @@ class Optimizer(Component):
         def apply() -> None:
             self.apply_gradients(grads, step)
             self.ops.assign_add(self.steps, 1)
-            if self.replicated:  # every tower continues from the updated weights
-                self.ops.assign_all(self.replica_variables, self.replica_values)
 
         # the numerical guard: a loss or gradient that is not finite changes no variable (its metrics say so)
         self.ops.apply_if_finite([loss, norm], apply)
+        if self.replicated:  # every tower continues from the weights: updated, or unchanged after a refused step,
+            self.ops.assign_all(self.replica_variables, self.replica_values)  # so the copy needs no guard of its own
         return loss, norm
 
     def _replica_gradients(self, loss: Any) -> list[Any]:
