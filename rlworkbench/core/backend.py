@@ -104,9 +104,9 @@ class Backend(abc.ABC):
         """Runs (or traces) a graph function on its input spaces and returns the exact spaces of its outputs
         (see :mod:`rlworkbench.core.space_inference`).
 
-        ``samples`` (record id → value) lets a define-by-run backend feed each graph function the real outputs of
-        the ones before it, so a sample pass is one forward pass through the graph (gradients included); the
-        build drops it when done.
+        ``samples`` (record id → the values of both sample passes) feeds each graph function the outputs of the
+        ones before it, so a sample pass is one forward pass through the graph (gradients included); the build
+        drops it when done.
         """
 
     @abc.abstractmethod

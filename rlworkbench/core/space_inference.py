@@ -144,16 +144,6 @@ def space_of_two_passes(shape_a: tuple[int, ...], shape_b: tuple[int, ...], dtyp
     return leaf_space(tuple(shape_a[count:]), dtype)._with_ranks(*ranks)
 
 
-def reference_ranks(spaces: list[Space]) -> Ranks:
-    """(batch, time, time_major) of the first input leaf that has any extra rank (for backends that see unknown
-    dimensions but not which is which)."""
-    for space in spaces:
-        for leaf in space.flatten().values():
-            if leaf.has_batch_rank or leaf.has_time_rank:
-                return leaf.has_batch_rank, leaf.has_time_rank, leaf.time_major
-    return False, False, False
-
-
 def structure_to_space(structure: Any, space_of_leaf: Any) -> Space:
     """Maps a nested output (dicts/tuples of tensors) to Dict/Tuple spaces of ``space_of_leaf(tensor)``."""
     if isinstance(structure, dict):

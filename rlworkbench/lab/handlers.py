@@ -97,7 +97,8 @@ class GraphHandler(APIHandler):
         try:
             config = load_config(file)
         except ConfigError as error:
-            raise tornado.web.HTTPError(400, reason=f"{path}: {error.message}") from None  # not the server's path
+            where = f" at {error.key_path}" if error.key_path else ""
+            raise tornado.web.HTTPError(400, reason=f"{path}{where}: {error.message}") from None  # no server path
         return config, env or "CartPole-v1", self.get_argument("backend", "torch")
 
 

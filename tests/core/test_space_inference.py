@@ -114,3 +114,22 @@ def test_sample_passes_leave_no_trace_in_variables_they_wrote():
     assert weights["total"] == 0.5 and np.all(weights["untouched"] == 2.0)
     assert counter.untouched._version == 0  # never written, never copied back
     np.testing.assert_allclose(executor.execute("add", np.ones((1, 2), np.float32)), [[3.5, 3.5]])
+
+
+class FirstN(Component):
+    """``x[:n]``: as many rows as an input *value* says — no space can say that without ``output_spaces``."""
+
+    @api
+    @graph_fn
+    def run(self, x, n):
+        return x[:n]
+
+
+def test_a_size_that_depends_on_an_input_value_stops_the_tf_build():
+    """TF's sample passes hide their values from shape inference: with plain zeros it folded ``n`` = 0 into the
+    shape and gave ``(0, 3)`` without a word."""
+    from rlworkbench.spaces import IntBox
+
+    with pytest.raises(BuildError, match="dynamic dimension; declare output_spaces") as info:
+        build(FirstN(name="first_n"), {"x": FloatBox(shape=(3,), add_batch_rank=True), "n": IntBox(5)}, backend="tf")
+    assert (info.value.graph_fn, info.value.argument) == ("run", "output 0")

@@ -93,6 +93,10 @@ def test_more_devices_than_rows_is_an_error_at_build_and_at_the_call(report):
     assert "a batch of 1 rows cannot be split over 3 devices" in minibatch["message"] and minibatch["unchanged"]
 
 
+def test_a_refused_update_leaves_every_tower_on_the_unchanged_weights(report):
+    assert report["refused_step"] == {"unchanged": True, "towers_in_sync": True}
+
+
 def test_each_tower_runs_on_its_device(report):
     assert report["resolved"] == ["/CPU:0", "/CPU:1"]
     assert report["variables"] and all(index == int(name.split("/")[0][-1]) for name, index in

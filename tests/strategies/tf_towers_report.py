@@ -6,6 +6,7 @@ on TensorFlow with two logical CPUs; prints one JSON report that test_multi_devi
 - ``priorities``: DQN with PER's sum tree and max priority after training, one device and 3 towers;
 - ``order``: TD errors of a batch and of the same batch shuffled, one device and 3 uneven towers;
 - ``errors``: what devices that do not exist, and batches too small for the towers, raise;
+- ``refused_step``: after a non-finite step, whether the weights are unchanged and the towers still in sync;
 - ``resolved``/``variables``/``ops``: where a 2-tower build puts its towers, their variables and traced ops;
 - ``svg``/``explorer_svg``: the drawing of that build (``graph_svg``) and a GraphExplorer's on it.
 """
@@ -103,6 +104,21 @@ def errors() -> dict[str, Any]:
     return found
 
 
+def refused_step() -> dict[str, Any]:
+    """A NaN reward passed past the agent's checks: the guarded step changes nothing, the towers stay in sync."""
+    agent = make_agent("dqn_per", "tf", DEVICES[2])
+    agent.update(batch(32, seed=1))
+    before = agent.get_weights()
+    data = batch(32, seed=2)
+    data["rewards"][3] = np.nan
+    td_errors(agent, data)
+    after = agent.get_weights()
+    own = agent.root.policy.get_weights()
+    return {"unchanged": all(np.array_equal(after[name], before[name]) for name in before),
+            "towers_in_sync": all(np.array_equal(value, own[name]) for copy in agent.towers.copies_of(agent.root.policy)
+                                  for name, value in copy.get_weights().items())}
+
+
 def placement() -> dict[str, Any]:
     agent = make_agent("dqn_per", "tf", ["cpu:0", "cpu:1"])
     agent.update(batch(4))
@@ -123,7 +139,8 @@ def placement() -> dict[str, Any]:
 def main() -> None:
     cases, priorities = training()
     report = {"logical": [d.name for d in tf.config.list_logical_devices("CPU")], "training": cases,
-              "priorities": priorities, "order": order(), "errors": errors(), **placement()}
+              "priorities": priorities, "order": order(), "errors": errors(), "refused_step": refused_step(),
+              **placement()}
     print(json.dumps(report))
 
 

@@ -64,3 +64,15 @@ def test_data_set_into_the_form_draws_the_option_it_needs(dqn):
     form.data = config
     assert form.choice_menu("memory").value == "memory: prioritized_replay"
     assert form.field("memory/alpha").value == 0.7 and form.data["memory"]["capacity"] == 500
+
+
+def test_menu_entries_are_distinct_so_every_option_can_be_chosen():
+    """A menu picks an option by its title: alike titles hid the later options ("strides" twice, two arrays)."""
+    schema = form_schema({"type": "object", "properties": {
+        "strides": {"anyOf": [{"type": "integer"}, {"type": "array", "items": {"type": "integer"}}]},
+        "pairs": {"anyOf": [{"type": "array", "items": {"type": "integer"}},
+                            {"type": "array", "items": {"type": "number"}}, {"type": "null"}]}}})
+    titles = {name: [option["title"] for option in schema["properties"][name]["anyOf"]]
+              for name in ("strides", "pairs")}
+    assert titles["strides"] == ["strides (integer)", "strides (array)"]
+    assert titles["pairs"] == ["pairs (array) #1", "pairs (array) #2", "none"]

@@ -23,13 +23,16 @@ def tensor_spec(space: Space, name: str | None = None) -> Any:
 
 
 def zeros_of_pass(space: Space, sample_pass: int) -> Any:
-    """Zeros of ``space`` at the static (batch, time) sizes of one sample pass, as traced ops."""
+    """A stand-in for a value of ``space`` at the static (batch, time) sizes of one sample pass, as traced ops: a
+    placeholder (with zeros as its default) so that TF's shape inference cannot fold the value into shapes — an
+    output whose size depends on input values stays unknown and stops the build, as it should."""
     if isinstance(space, ContainerSpace):
         children = {key: zeros_of_pass(child, sample_pass) for key, child in space.children()}
         return tuple(children.values()) if not hasattr(space, "keys") else children
     assert isinstance(space, BoxSpace)
     shape = space.size_dims(space_inference.sample_size(space, sample_pass)) + space.shape
-    return tf.fill(shape, "") if isinstance(space, TextBox) else tf.zeros(shape, tf.as_dtype(space.dtype))
+    zeros = tf.fill(shape, "") if isinstance(space, TextBox) else tf.zeros(shape, tf.as_dtype(space.dtype))
+    return tf.compat.v1.placeholder_with_default(zeros, shape)
 
 
 def space_of_pair(value_a: Any, value_b: Any, key_path: str, where: dict[str, Any]) -> Space:

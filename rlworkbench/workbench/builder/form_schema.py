@@ -108,6 +108,10 @@ def _choice(options: list[dict[str, Any]], title: str | None) -> dict[str, Any]:
     for option in flat:  # a menu needs distinct entries: "strides (integer)", "strides (array)"
         if titles.count(option["title"]) > 1:
             option["title"] += f" ({option.get('type', 'value')})"
+    titles = [option["title"] for option in flat]
+    for index, option in enumerate(flat):  # still alike (two arrays): numbered
+        if titles.count(option["title"]) > 1:
+            option["title"] += f" #{titles[:index].count(titles[index]) + 1}"
     return _titled({"anyOf": flat}, title)
 
 
