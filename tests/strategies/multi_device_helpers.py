@@ -81,3 +81,19 @@ def largest_difference(weights: dict[str, np.ndarray], reference: dict[str, np.n
     assert sorted(weights) == sorted(reference)
     return max(float(np.max(np.abs(weights[name].astype(np.float64) - reference[name].astype(np.float64))))
                if reference[name].size else 0.0 for name in reference)
+
+
+def refused_step(backend: str, devices: list[str]) -> dict[str, bool]:
+    """A 2-tower DQN after one update, then a step on a NaN reward passed past the agent's checks: whether the
+    weights stayed as they were and every tower still holds the policy's weights."""
+    agent = make_agent("dqn_per", backend, devices)
+    agent.update(batch(32, seed=1))
+    before = agent.get_weights()
+    data = batch(32, seed=2)
+    data["rewards"][3] = np.nan
+    td_errors(agent, data)
+    after = agent.get_weights()
+    own = agent.root.policy.get_weights()
+    return {"unchanged": all(np.array_equal(after[name], before[name]) for name in before),
+            "towers_in_sync": all(np.array_equal(value, own[name]) for copy in agent.towers.copies_of(agent.root.policy)
+                                  for name, value in copy.get_weights().items())}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from multi_device_helpers import CONFIGS, batch, make_agent, td_errors
+from multi_device_helpers import CONFIGS, batch, make_agent, refused_step, td_errors
 
 from rlworkbench.agents import Agent
 from rlworkbench.components.strategies import ReplicaTowers
@@ -166,17 +166,5 @@ def test_an_explorer_rebuild_keeps_the_towers_and_their_weights():
 
 
 def test_a_refused_update_leaves_every_tower_on_the_unchanged_weights():
-    """A non-finite loss (a NaN reward passed past the agent's checks) changes no variable, and the towers are
-    copied the weights as they are: still in sync."""
-    agent = make_agent("dqn_per", "torch", ["cpu", "cpu"])
-    agent.update(batch(32, seed=1))
-    before = agent.get_weights()
-    data = batch(32, seed=2)
-    data["rewards"][3] = np.nan
-    td_errors(agent, data)
-    after = agent.get_weights()
-    assert all(np.array_equal(after[name], before[name]) for name in before)
-    own = agent.root.policy.get_weights()
-    for copy in agent.towers.copies_of(agent.root.policy):
-        for name, value in copy.get_weights().items():
-            np.testing.assert_array_equal(value, own[name])
+    """A non-finite loss changes no variable, and the towers are copied the weights as they are: still in sync."""
+    assert refused_step("torch", ["cpu", "cpu"]) == {"unchanged": True, "towers_in_sync": True}

@@ -22,7 +22,7 @@ import tensorflow as tf
 cpu = tf.config.list_physical_devices("CPU")[0]
 tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
 
-from multi_device_helpers import CONFIGS, batch, largest_difference, make_agent, td_errors, train  # noqa: E402
+from multi_device_helpers import CONFIGS, batch, largest_difference, make_agent, refused_step, td_errors, train  # noqa: E402
 
 from rlworkbench.agents import Agent  # noqa: E402
 from rlworkbench.errors import RLWorkbenchError  # noqa: E402
@@ -104,21 +104,6 @@ def errors() -> dict[str, Any]:
     return found
 
 
-def refused_step() -> dict[str, Any]:
-    """A NaN reward passed past the agent's checks: the guarded step changes nothing, the towers stay in sync."""
-    agent = make_agent("dqn_per", "tf", DEVICES[2])
-    agent.update(batch(32, seed=1))
-    before = agent.get_weights()
-    data = batch(32, seed=2)
-    data["rewards"][3] = np.nan
-    td_errors(agent, data)
-    after = agent.get_weights()
-    own = agent.root.policy.get_weights()
-    return {"unchanged": all(np.array_equal(after[name], before[name]) for name in before),
-            "towers_in_sync": all(np.array_equal(value, own[name]) for copy in agent.towers.copies_of(agent.root.policy)
-                                  for name, value in copy.get_weights().items())}
-
-
 def placement() -> dict[str, Any]:
     agent = make_agent("dqn_per", "tf", ["cpu:0", "cpu:1"])
     agent.update(batch(4))
@@ -139,8 +124,8 @@ def placement() -> dict[str, Any]:
 def main() -> None:
     cases, priorities = training()
     report = {"logical": [d.name for d in tf.config.list_logical_devices("CPU")], "training": cases,
-              "priorities": priorities, "order": order(), "errors": errors(), "refused_step": refused_step(),
-              **placement()}
+              "priorities": priorities, "order": order(), "errors": errors(),
+              "refused_step": refused_step("tf", DEVICES[2]), **placement()}
     print(json.dumps(report))
 
 
