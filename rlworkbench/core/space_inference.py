@@ -34,13 +34,19 @@ if TYPE_CHECKING:
 
 def spaces_of_sample_passes(component: Component, call: GraphFnCall, fn: Callable[..., Any],
                             samples: dict[int, tuple[Any, Any]], sample_of: Callable[[Space, int], Any],
-                            space_of_pair: Callable[..., Space]) -> list[Space]:
+                            shape_and_dtype: Callable[[Any, dict[str, Any]], tuple[tuple[int, ...], np.dtype]]
+                            ) -> list[Space]:
     """The output spaces of one graph function call, from its values in the two sample passes.
 
     ``samples`` holds each record's pair of values (a call's outputs are added for the calls after it; inputs
     nobody produced are made with ``sample_of(space, sample_pass)``). ``fn`` runs once where every input is the
-    same in both passes. ``space_of_pair(a, b, key_path, where)`` reads one output leaf's space off its two values
-    (for backends: :func:`space_of_two_passes` on their shapes)."""
+    same in both passes. ``shape_and_dtype(value, where)`` reads an output leaf's shape and dtype (the backend's
+    tensors; ``where`` locates an error); :func:`space_of_two_passes` makes the space of the two."""
+    def space_of_pair(value_a: Any, value_b: Any, key_path: str, where: dict[str, Any]) -> Space:
+        where = {**where, "key_path": key_path or None}
+        (shape_a, dtype), (shape_b, _) = shape_and_dtype(value_a, where), shape_and_dtype(value_b, where)
+        return space_of_two_passes(tuple(shape_a), tuple(shape_b), dtype, where)
+
     def values_of(arg: Any) -> tuple[Any, Any]:
         if not isinstance(arg, Record):
             return arg, arg

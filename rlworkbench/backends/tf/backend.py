@@ -13,7 +13,7 @@ import numpy as np
 import tensorflow as tf
 
 from rlworkbench.backends.tf import ops
-from rlworkbench.backends.tf.specs import space_of_pair, zeros_of_pass
+from rlworkbench.backends.tf.specs import static_shape, zeros_of_pass
 from rlworkbench.core import space_inference
 from rlworkbench.core.backend import Backend, bind_built_calls
 from rlworkbench.core.component import Component
@@ -98,7 +98,7 @@ class TFBackend(Backend):
         """Traces ``fn`` in both sample passes, on inputs of their static sizes (once where the inputs are the
         same in both): unknown dimensions alone could not tell a batch rank from a time rank, a reduction over one
         of them or a flatten of both."""
-        return space_inference.spaces_of_sample_passes(component, call, fn, samples, zeros_of_pass, space_of_pair)
+        return space_inference.spaces_of_sample_passes(component, call, fn, samples, zeros_of_pass, static_shape)
 
     def bind_call(self, declared: Declared, component: Component) -> Callable[..., Any]:
         """API methods open their component's name scope and device while they are traced (Python runs only

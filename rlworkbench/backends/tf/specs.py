@@ -35,16 +35,8 @@ def zeros_of_pass(space: Space, sample_pass: int) -> Any:
     return tf.compat.v1.placeholder_with_default(zeros, shape)
 
 
-def space_of_pair(value_a: Any, value_b: Any, key_path: str, where: dict[str, Any]) -> Space:
-    """The space of an output traced in both sample passes (static sizes), by the rule of
-    :func:`~rlworkbench.core.space_inference.space_of_two_passes` (one trace twice where the inputs have no
-    batch/time rank)."""
-    where = {**where, "key_path": key_path or None}
-    (shape_a, dtype), (shape_b, _) = _static_shape(value_a, where), _static_shape(value_b, where)
-    return space_inference.space_of_two_passes(shape_a, shape_b, dtype, where)
-
-
-def _static_shape(value: Any, where: dict[str, Any]) -> tuple[tuple[int, ...], np.dtype]:
+def static_shape(value: Any, where: dict[str, Any]) -> tuple[tuple[int, ...], np.dtype]:
+    """A traced output leaf's static shape and dtype; a BuildError (at ``where``) if a dimension is unknown."""
     if not isinstance(value, (tf.Tensor, tf.Variable)):
         array = np.asarray(value)
         return array.shape, array.dtype

@@ -107,7 +107,7 @@ class TorchBackend(Backend):
         def sample_of(space: Space, sample_pass: int) -> Any:
             return self.to_tensor(space_inference.sample_value(space, sample_pass, rng), device)
 
-        return space_inference.spaces_of_sample_passes(component, call, fn, samples, sample_of, _space_of_pair)
+        return space_inference.spaces_of_sample_passes(component, call, fn, samples, sample_of, _shape_and_dtype)
 
     def bind_call(self, declared: Declared, component: Component) -> Callable[..., Any]:
         graph_fn = declared.spec if not isinstance(declared, ApiMethod) else declared.spec.graph_fn
@@ -134,17 +134,12 @@ def _leaf_to_tensor(leaf: Any, device: str) -> Any:
     return torch.as_tensor(leaf, device=device)
 
 
-def _shape_and_dtype(value: Any) -> tuple[tuple[int, ...], np.dtype]:
+def _shape_and_dtype(value: Any, where: dict[str, Any]) -> tuple[tuple[int, ...], np.dtype]:
+    """An output leaf's shape and dtype (a sample pass has every size; ``where`` is not needed here)."""
     if isinstance(value, torch.Tensor):
         return tuple(value.shape), torch.empty((), dtype=value.dtype).numpy().dtype
     array = np.asarray(value)
     return array.shape, array.dtype
-
-
-def _space_of_pair(value_a: Any, value_b: Any, key_path: str, where: dict[str, Any]) -> Space:
-    shape_a, dtype = _shape_and_dtype(value_a)
-    shape_b, _ = _shape_and_dtype(value_b)
-    return space_inference.space_of_two_passes(shape_a, shape_b, dtype, {**where, "key_path": key_path or None})
 
 
 def _placed(function: Callable[..., Any], component: Component) -> Callable[..., Any]:
