@@ -43,7 +43,11 @@ def test_impala_learns_one_fragment_per_update_from_a_bounded_queue(ray_session,
         assert consumed + 20 * (len(impala.queue) + impala.samplers.in_flight()) >= impala.timesteps >= consumed
         assert impala.version % 3 == 0 and impala.version > 0
         workers = impala.workers()
-        assert workers["episodes"].sum() > 0 and workers["weights_behind"].max() < 20
+        # a sampler's first fragment was asked for when it was made, and a slow start can run it many updates later
+        # on the initial weights (Ray runs the weights sent meanwhile after it); from its second on, it acts with
+        # weights handed to it as its last fragment came in
+        settled = workers["env_steps"] > 20
+        assert workers["episodes"].sum() > 0 and workers["weights_behind"][settled].max() < 20
         asked = [steps > 0 or impala.samplers.in_flight(index) for index, steps in enumerate(workers["env_steps"])]
         assert all(asked)  # 3 samplers, a queue of 2: all are asked in turn (the last may still be starting)
     finally:
