@@ -118,6 +118,21 @@ class MetricsBook:
                 self.recent_returns.append(float(row[3]))
             self._update_rows.extend(dict(row) for row in updates)
 
+    def restore(self, episodes: pd.DataFrame, updates: pd.DataFrame) -> None:
+        """Starts this (fresh) book with the tables of an earlier part of the same run (a resumed run): later rows
+        follow them, numbered on, and each sub-env's episode count goes on from theirs."""
+        episode_rows = [tuple(row) for row in episodes[list(EPISODE_COLUMNS)].to_dict("split")["data"]]
+        with self._lock:
+            self._episode_rows = episode_rows
+            self._update_rows = updates.to_dict("records")
+            self.recent_returns.clear()
+            self.recent_returns.extend(float(row[3]) for row in episode_rows[-self.recent_returns.maxlen:])
+            self.env_episodes[:] = 0
+            for row in episode_rows:
+                if 0 <= row[1] < self.num_envs:
+                    self.env_episodes[row[1]] = max(self.env_episodes[row[1]], row[2] + 1)
+            self._episode_cache = self._update_cache = None
+
     def reset_running(self) -> None:
         """Forgets the unfinished episodes (after the env was reset)."""
         self.returns[:] = 0.0

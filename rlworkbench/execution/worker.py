@@ -37,6 +37,7 @@ from rlworkbench.agents.protocols import ActorLearner, is_agent
 from rlworkbench.errors import ConfigError, RLWorkbenchError
 from rlworkbench.execution.envs import make_vector_env
 from rlworkbench.execution.metrics import MetricsBook, MetricsSnapshot
+from rlworkbench.execution.progress import Progress
 from rlworkbench.execution.tensorboard import EventWriter, write_variable_summaries
 from rlworkbench.execution.transitions import Step, StepReader, select_rows
 
@@ -88,6 +89,7 @@ class Worker:
         self._running = False
         self._start_time: float | None = None
         self._run_seconds = 0.0  # time spent inside run() (throughput excludes idle time between runs)
+        self._elapsed_before = 0.0  # wall time of the earlier part of a resumed run
         self._entered: float | None = None  # when the run under way entered run()
         self._next_callback = callback_every or 0
         self._last_log = (0, 0.0)  # (timesteps, run seconds) at the last throughput scalar
@@ -99,6 +101,18 @@ class Worker:
         self._states = self._reader.reset(seed)
         self.book.reset_running()
         self.agent.reset()
+
+    def restore_progress(self, progress: Progress) -> None:
+        """Goes on from an earlier part of the same run (a resumed run; before the first :meth:`run`): its tables,
+        env-step count and wall clock continue those of ``progress``. The agent's own state is restored apart
+        (``agent.load``)."""
+        if self._running or self._states is not None or self.timesteps:
+            raise RLWorkbenchError("restore_progress() comes before a worker's first run")
+        self.timesteps = int(progress.timesteps)
+        self.book.restore(progress.episodes, progress.updates)
+        self._elapsed_before = self._run_seconds = float(progress.wall_time)
+        self._last_log = (self.timesteps, self._run_seconds)
+        self._next_callback = self.timesteps
 
     def stop(self) -> None:
         """Asks a running :meth:`run` to stop after its current step (safe from any thread)."""
@@ -236,8 +250,8 @@ class Worker:
     # ----- metrics -------------------------------------------------------------------------------------------
     @property
     def elapsed(self) -> float:
-        """Seconds since the worker's first run started."""
-        return 0.0 if self._start_time is None else time.perf_counter() - self._start_time
+        """Seconds since the worker's first run started (a resumed run's earlier part included)."""
+        return self._elapsed_before + (0.0 if self._start_time is None else time.perf_counter() - self._start_time)
 
     @property
     def steps_per_second(self) -> float:

@@ -39,7 +39,8 @@ class Run:
         self._view: LiveView | None = None
         self._tensorboard: TensorBoardServer | None = None
         self._error_noted = False
-        self.heartbeat = Heartbeat(self).start()  #: publishes the run's record for JupyterLab's runs panel
+        #: publishes the run's record for JupyterLab's runs panel
+        self.heartbeat = Heartbeat(self, run_id=spec.context.run_id).start()
 
     @property
     def id(self) -> str:

@@ -48,7 +48,8 @@ def run_record(run: Any, run_id: str, started: float) -> dict[str, Any]:
     """What the panel knows of ``run``: identity, target, state (and error), counters, recent returns, where."""
     snapshot = run.snapshot()
     execution, error = run.execution, run.error
-    returns = snapshot.episodes["return"].tail(RETURNS_KEPT).tolist() if len(snapshot.episodes) else []
+    recent = snapshot.episodes.tail(RETURNS_KEPT)
+    returns = recent["return"].tolist()
     return {
         "id": run_id, "name": run.spec.name, "env": run.spec.env_name, "backend": run.spec.backend,
         "target": run.target, "devices": run.devices, "state": run.state,
@@ -56,58 +57,69 @@ def run_record(run: Any, run_id: str, started: float) -> dict[str, Any]:
         "timesteps": snapshot.timesteps, "total_timesteps": run.total_timesteps,
         "steps_per_second": _finite(snapshot.steps_per_second), "episodes": snapshot.num_episodes,
         "recent_return": _finite(snapshot.recent_mean_return), "returns": [_finite(value) for value in returns],
+        "return_points": [[int(t), _finite(value)] for t, value in zip(recent["timesteps_total"], returns)],
         "logdir": str(run.logdir), "checkpoint": None if run.checkpoint is None else str(run.checkpoint),
         "config": run.spec.config, "submission_id": getattr(execution, "submission_id", None),
         "address": getattr(execution, "address", None), "host": socket.gethostname(), "pid": os.getpid(),
-        "started": started, "updated": time.time(),
+        "started": started, "updated": time.time(), "labels": run.spec.context.labels,
+        "experiment": run.spec.context.labels.get("experiment"),
     }
 
 
-class Heartbeat:
-    """Publishes ``run``'s record every ``interval`` s from a daemon thread until the run is done (then once more),
-    and stops the run when a stop request appears."""
+class Publisher:
+    """Writes a record (:meth:`record`) into the runs directory every ``interval`` s from a daemon thread until its
+    subject is done (then once more), and acts on a ``<id>.stop`` request beside it (:meth:`stop_requested`)."""
 
-    def __init__(self, run: Any, directory: Path | None = None, interval: float = HEARTBEAT_SECONDS):
-        self.run, self.interval = run, float(interval)
+    def __init__(self, record_id: str, directory: Path | None = None, interval: float = HEARTBEAT_SECONDS):
+        self.record_id, self.interval, self.started = record_id, float(interval), time.time()
         self.directory = Path(directory) if directory is not None else runs_dir()  # None: publish nothing
-        self.run_id, self.started = new_run_id(), time.time()
-        self.failure: BaseException | None = None  #: why records could not be written (the run goes on)
+        self.failure: BaseException | None = None  #: why records could not be written (the subject goes on)
         self._closed = threading.Event()
-        self._thread = threading.Thread(target=self._main, name=f"rlworkbench-heartbeat-{self.run_id}", daemon=True)
+        self._thread = threading.Thread(target=self._main, name=f"rlworkbench-heartbeat-{record_id}", daemon=True)
+
+    def record(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def stop_requested(self) -> None:
+        raise NotImplementedError
+
+    def subject_done(self) -> bool:
+        raise NotImplementedError
 
     @property
     def path(self) -> Path | None:
-        return None if self.directory is None else self.directory / f"{self.run_id}.json"
+        return None if self.directory is None else self.directory / f"{self.record_id}.json"
 
-    def start(self) -> Heartbeat:
+    def start(self) -> Publisher:
         if self.directory is not None:
             self._thread.start()
         return self
 
     def close(self) -> None:
-        """Writes the record once more and stops (a detached cluster run is no longer followed from here)."""
+        """Writes the record once more and stops."""
         self._closed.set()
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(5)
 
     def beat(self) -> None:
         """Writes the record now and acts on a stop request."""
-        stop_file = self.directory / f"{self.run_id}.stop"
+        assert self.directory is not None
+        stop_file = self.directory / f"{self.record_id}.stop"
         if stop_file.exists():
             stop_file.unlink(missing_ok=True)
-            self.run.execution.stop()
-        record = run_record(self.run, self.run_id, self.started)
+            self.stop_requested()
+        record = self.record()
         self.directory.mkdir(parents=True, exist_ok=True)
-        temporary = self.directory / f".{self.run_id}.json.tmp"
+        temporary = self.directory / f".{self.record_id}.json.tmp"
         temporary.write_text(json.dumps(record, default=str))
-        temporary.replace(self.path)
+        temporary.replace(self.directory / f"{self.record_id}.json")
 
     def _main(self) -> None:
         while True:
-            done = self.run.done
+            done = self.subject_done()
             try:
                 self.beat()
-            except Exception as error:  # a full disk or a read-only home: the run must not suffer for it
+            except Exception as error:  # a full disk or a read-only home: the subject must not suffer for it
                 self.failure = error
             if done:
                 return
@@ -117,12 +129,34 @@ class Heartbeat:
                 return
 
     def _wait(self) -> bool:
-        """Sleeps until the next beat — less when the run ends meanwhile; whether :meth:`close` was called."""
+        """Sleeps until the next beat — less when the subject ends meanwhile; whether :meth:`close` was called."""
         deadline = time.monotonic() + self.interval
-        while time.monotonic() < deadline and not self.run.done:
+        while time.monotonic() < deadline and not self.subject_done():
             if self._closed.wait(min(0.2, self.interval)):
                 return True
         return False
+
+
+class Heartbeat(Publisher):
+    """Publishes ``run``'s record (:func:`run_record`) and stops the run when a stop request appears."""
+
+    def __init__(self, run: Any, directory: Path | None = None, interval: float = HEARTBEAT_SECONDS,
+                 run_id: str | None = None):
+        super().__init__(run_id or new_run_id(), directory, interval)
+        self.run = run
+
+    @property
+    def run_id(self) -> str:
+        return self.record_id
+
+    def record(self) -> dict[str, Any]:
+        return run_record(self.run, self.run_id, self.started)
+
+    def stop_requested(self) -> None:
+        self.run.execution.stop()
+
+    def subject_done(self) -> bool:
+        return self.run.done
 
 
 def read_records(directory: Path | None = None, now: float | None = None) -> list[dict[str, Any]]:
@@ -164,11 +198,11 @@ def _orphaned(record: dict[str, Any], now: float) -> bool:
     if now - float(record.get("updated", 0)) > ORPHANED_AFTER:
         return True
     if record.get("host") == socket.gethostname():
-        return not _process_alive(int(record.get("pid", -1)))
+        return not process_alive(int(record.get("pid", -1)))
     return False
 
 
-def _process_alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
     if pid <= 0:
         return False
     try:

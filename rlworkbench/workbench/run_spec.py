@@ -1,17 +1,20 @@
 """What to train, independent of where: a :class:`RunSpec` made from a notebook prototype and settings.
 
 A prototype is an agent (an :class:`~rlworkbench.agents.protocols.ActorLearner`: ``get_actions``, ``observe``,
-``wants_update``, ``update``, ``reset``; built or not), a config dict, the path of a JSON config, or a shipped
-config's name (``"dqn_cartpole"``). Settings are checked here, once, for every target; what a spec does not know goes to
-:attr:`RunSpec.options` for the target to accept or refuse.
+``wants_update``, ``update``, ``reset``; built or not), a config dict, the path of a JSON config, a shipped
+config's name (``"dqn_cartpole"``), or an earlier run's :class:`~rlworkbench.workbench.run_result.RunResult` (its
+config, on its env unless ``env=`` says otherwise). Settings are checked here, once, for every target; what a
+spec does not know goes to :attr:`RunSpec.options` for the target to accept or refuse.
 """
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -19,8 +22,23 @@ from rlworkbench.agents.config import config_name, load_config
 from rlworkbench.agents.protocols import ActorLearner
 from rlworkbench.core.backend import available_backends, default_backend_name
 from rlworkbench.errors import ConfigError
+from rlworkbench.workbench.run_result import RUN_FILE, RunResult
+
+if TYPE_CHECKING:
+    from rlworkbench.workbench.targets.pacing import Pacer
 
 DEFAULT_ENV = "CartPole-v1"
+
+
+@dataclass
+class RunContext:
+    """What a run started by another part of rlworkbench (an experiment's trial) carries beyond its settings."""
+
+    run_id: str | None = None          #: its record's id, the same for every part of a resumed run (None: new)
+    labels: dict[str, Any] = field(default_factory=dict)  #: experiment, trial, seed, params: in record and run.json
+    pacer: Pacer | None = None         #: holds the training thread at env-step milestones (None: runs free)
+    run_dir: Path | None = None        #: the run directory to (go on) write in (None: a new one under ``logdir``)
+    resume_from: Path | None = None    #: a checkpoint with progress to go on from (agent + :mod:`progress` files)
 
 
 @dataclass
@@ -43,6 +61,7 @@ class RunSpec:
     progress: bool = False             #: also print the worker's tqdm bar (the Run's widget shows one anyway)
     run_name: str | None = None        #: the run directory's exact name; None: ``<stem>-<YYYYmmdd-HHMMSS>``
     options: dict[str, Any] = field(default_factory=dict)  #: settings only some targets know
+    context: RunContext = field(default_factory=RunContext)  #: set by rlworkbench itself, never a setting
 
     @property
     def env_name(self) -> str:
@@ -54,20 +73,36 @@ class RunSpec:
         return f"{self.name}-{self.env_name}-{self.backend}"
 
     def new_run_dir(self) -> Path:
-        """Makes the run's directory under :attr:`logdir` (``run_name``, else ``<stem>-<time>``) with
-        ``config.json``; returns it."""
+        """Makes the run's directory under :attr:`logdir` (``run_name``, else ``<stem>-<time>``) — or takes the
+        context's — with ``config.json`` and ``run.json`` (env, backend, seed, timesteps, labels); returns it."""
         from rlworkbench.execution.train import start_run_dir
 
-        return start_run_dir(self.logdir, self.stem, self.config, name=self.run_name)
+        run_dir = self.context.run_dir
+        if run_dir is None:
+            run_dir = start_run_dir(self.logdir, self.stem, self.config, name=self.run_name)
+        else:
+            run_dir.mkdir(parents=True, exist_ok=True)
+            (run_dir / "config.json").write_text(json.dumps(self.config, indent=2))
+        (run_dir / RUN_FILE).write_text(json.dumps(self.description(), default=str, indent=2))
+        return run_dir
+
+    def description(self) -> dict[str, Any]:
+        """What ``run.json`` says of the run: enough to read and compare it later, from its directory alone."""
+        return {"name": self.name, "env": self.env_name, "backend": self.backend, "seed": self.seed,
+                "timesteps": self.timesteps, "num_envs": self.num_envs, "labels": self.context.labels,
+                "created": time.time()}
 
 
-SETTINGS = tuple(f.name for f in fields(RunSpec) if f.name not in ("name", "config", "agent", "options"))
+SETTINGS = tuple(f.name for f in fields(RunSpec) if f.name not in ("name", "config", "agent", "options", "context"))
 
 
 def make_spec(prototype: Any, **settings: Any) -> RunSpec:
     """A checked :class:`RunSpec` from a prototype and settings (see the module docstring)."""
     known = {key: settings.pop(key) for key in list(settings) if key in SETTINGS}
-    if isinstance(prototype, ActorLearner):
+    if isinstance(prototype, RunResult):  # an earlier run (an experiment's best, say): its config again
+        known.setdefault("env", prototype.env or DEFAULT_ENV)
+        spec = RunSpec(name=prototype.name, config=load_config(prototype.config))
+    elif isinstance(prototype, ActorLearner):
         spec = _agent_spec(prototype, known)
     elif isinstance(prototype, (Mapping, str, Path)):
         config = load_config(dict(prototype) if isinstance(prototype, Mapping) else prototype)

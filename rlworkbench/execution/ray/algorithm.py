@@ -27,6 +27,7 @@ import pandas as pd
 
 from rlworkbench.errors import ConfigError
 from rlworkbench.execution.metrics import MetricsBook, MetricsSnapshot
+from rlworkbench.execution.progress import Progress
 from rlworkbench.execution.ray.actor_manager import ActorManager, CallResult
 from rlworkbench.execution.ray.sampler import Sampler
 from rlworkbench.execution.ray.session import ensure_ray
@@ -92,6 +93,7 @@ class RayAlgorithm(abc.ABC):
         self._weights = ray.put(self.agent.get_weights(trainable_only=True))
         self.stats = [WorkerStats(version=self.version) for _ in range(self.settings["workers"])]
         self.started = time.perf_counter()
+        self._elapsed_before = 0.0  # wall time of the earlier part of a resumed run
         try:
             self._start_actors()
         except BaseException:
@@ -153,7 +155,18 @@ class RayAlgorithm(abc.ABC):
     # ----- accounting -------------------------------------------------------------------------------------------
     @property
     def elapsed(self) -> float:
-        return time.perf_counter() - self.started
+        return self._elapsed_before + time.perf_counter() - self.started
+
+    def restore_progress(self, progress: Progress) -> None:
+        """Goes on from an earlier part of the same run (before the first :meth:`step`): its tables, env-step count
+        and wall clock continue those of ``progress``; the learner was loaded from the same checkpoint."""
+        if self.timesteps or self.book.num_updates:
+            raise ConfigError("restore_progress() comes before the first step", argument="progress",
+                              expected="a run that has not stepped", got=f"{self.timesteps} timesteps")
+        self.timesteps = int(progress.timesteps)
+        self.first_timestep = int(self.agent.timesteps) - self.timesteps
+        self.book.restore(progress.episodes, progress.updates)
+        self._elapsed_before = float(progress.wall_time)
 
     def record_sample(self, report: Mapping[str, Any]) -> None:
         """Counts a sampler's report: its env steps and the episodes that ended (global env ids)."""

@@ -21,6 +21,7 @@ from rlworkbench.core.backend import get_backend
 from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.execution.envs import make_vector_env
 from rlworkbench.execution.metrics import MetricsSnapshot
+from rlworkbench.execution.progress import read_progress
 from rlworkbench.execution.train import Checkpointer, write_tables
 from rlworkbench.execution.worker import Worker
 from rlworkbench.workbench.run_spec import SETTINGS, RunSpec
@@ -60,27 +61,39 @@ class LocalExecution(ThreadedExecution):
         self._stop_asked.set()
         self.worker.stop()
 
+    def _progress_source(self) -> Worker:
+        return self.worker
+
     # ----- the thread ----------------------------------------------------------------------------------------
     def _prepare_agent(self) -> None:
         """Builds the agent if it is not built (in the run's thread: a build takes a while)."""
         if _needs_build(self.agent):
             self.agent.build()
 
+    def _restore(self) -> None:
+        """A resumed run (``context.resume_from``): the agent and the worker's tables go on from the checkpoint."""
+        checkpoint = self.spec.context.resume_from
+        if checkpoint is not None:
+            self.agent.load(checkpoint)
+            self.worker.restore_progress(read_progress(checkpoint))
+
     def _after_step(self, worker: Worker) -> bool | None:
-        """The worker's callback after every step: a stop asked before ``worker.run`` began still stops it."""
+        """The worker's callback after every step: a stop asked before ``worker.run`` began still stops it; a
+        paced run waits here for its next allowance."""
         if self._stop_asked.is_set():
             return False
         self.checkpointer(worker)
-        return None
+        return self.pace(worker.timesteps)
 
     def _main(self) -> None:
         try:
             if self.spec.threads is not None:
                 get_backend(self.spec.backend).limit_threads(self.spec.threads)
             self._prepare_agent()
+            self._restore()
             if not self._stop_asked.is_set():
                 self._state = RUNNING
-                self.worker.run(timesteps=self.spec.timesteps)
+                self.worker.run(timesteps=max(0, self.spec.timesteps - self.worker.timesteps))
             self.checkpointer.save("final")
             write_tables(self.worker, self.logdir)
         except BaseException as error:

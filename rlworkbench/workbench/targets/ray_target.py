@@ -29,6 +29,7 @@ import pandas as pd
 from rlworkbench.core.backend import get_backend
 from rlworkbench.errors import ConfigError
 from rlworkbench.execution.metrics import MetricsBook, MetricsSnapshot
+from rlworkbench.execution.progress import read_progress
 from rlworkbench.execution.tensorboard import EventWriter
 from rlworkbench.execution.train import Checkpointer, write_tables
 from rlworkbench.workbench.run_spec import SETTINGS, RunSpec
@@ -81,6 +82,9 @@ class RayExecution(ThreadedExecution):
     def stop(self) -> None:
         self._stop_asked.set()
 
+    def _progress_source(self) -> Any:
+        return self.algorithm
+
     # ----- the thread ----------------------------------------------------------------------------------------
     def _main(self) -> None:
         from rlworkbench.execution.ray import ActorFailed
@@ -94,8 +98,10 @@ class RayExecution(ThreadedExecution):
             if not self._stop_asked.is_set():
                 self.algorithm = _algorithm_class(self.algorithm_name)(self.agent, self.spec.env, self.settings,
                                                                        seed=self.spec.seed, log=log)
+                if self.spec.context.resume_from is not None:
+                    self.algorithm.restore_progress(read_progress(self.spec.context.resume_from))
                 self._state = RUNNING
-                self.algorithm.train(self.spec.timesteps, stop=self._stop_asked, callback=self.checkpointer)
+                self.algorithm.train(self.spec.timesteps, stop=self._stop_asked, callback=self._after_step)
             self.checkpointer.save("final")
         except ActorFailed as failure:  # the error that killed the actor, as it was raised there
             self._error = failure.cause if failure.cause is not None else failure
@@ -114,6 +120,11 @@ class RayExecution(ThreadedExecution):
                     log.close()
             self._finish(0 if self.algorithm is None else self.algorithm.timesteps)
 
+    def _after_step(self, algorithm: Any) -> None:
+        """After every step of the algorithm: the checkpoint schedule, then a paced run's allowance."""
+        self.checkpointer(algorithm)
+        self.pace(algorithm.timesteps)
+
     def _build_learner(self) -> None:
         agent = self.agent
         if agent.executor is None:
@@ -122,6 +133,8 @@ class RayExecution(ThreadedExecution):
             weights = agent.get_weights()
             agent.build(devices=self.tower_devices)
             agent.set_weights(weights)
+        if self.spec.context.resume_from is not None:
+            agent.load(self.spec.context.resume_from)
 
 
 def _algorithm_class(name: str) -> type:

@@ -13,9 +13,12 @@ import atexit
 import threading
 import weakref
 from pathlib import Path
+from typing import Any
 
-from rlworkbench.errors import ConfigError
-from rlworkbench.execution.train import Checkpointer
+from rlworkbench.errors import CheckpointError, ConfigError
+from rlworkbench.execution.progress import HasProgress, save_progress
+from rlworkbench.execution.train import Checkpointer, save_checkpoint
+from rlworkbench.workbench.run_spec import RunSpec
 from rlworkbench.workbench.targets.base import FAILED, FINISHED, STOPPED, Execution
 
 EXIT_GRACE_SECONDS = 10.0
@@ -25,6 +28,9 @@ _LIVE: weakref.WeakSet[ThreadedExecution] = weakref.WeakSet()
 class ThreadedExecution(Execution):
     """A run in a daemon thread named ``rlworkbench-<kind>-<run dir>``; call :meth:`_start` at the end of
     ``__init__``."""
+
+    spec: RunSpec
+    agent: Any
 
     def __init__(self, logdir: Path, total_timesteps: int, checkpointer: Checkpointer):
         super().__init__(logdir, total_timesteps)
@@ -40,6 +46,29 @@ class ThreadedExecution(Execution):
     @abc.abstractmethod
     def _main(self) -> None:
         """The thread's body: ends by calling :meth:`_finish`, whatever happened."""
+
+    def pace(self, timesteps: int) -> bool | None:
+        """After a training step: a paced run (``spec.context.pacer``) waits for its next allowance; ``False``
+        when a stop was asked meanwhile (the training loop's callback ends the run on it)."""
+        pacer = self.spec.context.pacer
+        if pacer is not None:
+            pacer.hold(timesteps, self._stop_asked.is_set)
+        return False if self._stop_asked.is_set() else None
+
+    def save_resume_point(self, directory: Path) -> Path:
+        """Writes what resuming this run needs — the agent's checkpoint and the run's progress (tables, env steps,
+        clock; see :mod:`rlworkbench.execution.progress`) — into ``directory``. Call it while the run is held by
+        its pacer or done: then its agent is still."""
+        source = self._progress_source()
+        if source is None:
+            raise CheckpointError("this run has not started training yet: nothing to save", argument="directory",
+                                  expected="a run that has stepped", got=self.state)
+        save_checkpoint(self.agent, Path(directory))
+        return save_progress(source, directory)
+
+    def _progress_source(self) -> HasProgress | None:
+        """The worker or algorithm whose tables and counters make the run's progress (None before it exists)."""
+        return None
 
     def _finish(self, timesteps: int) -> None:
         """The final state (failed, stopped early or finished) and the done event."""
