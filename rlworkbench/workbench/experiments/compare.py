@@ -192,18 +192,18 @@ def _labeller(by: str | Callable[[RunScores], str], runs: list[RunScores]) -> Ca
     if by == "trial":
         return lambda run: f"{run.labels.get('experiment', '')}/{run.labels.get('trial', run.name)}".strip("/")
     if by == "config":
-        differing = _differing_paths([_flatten(run.config) for run in runs])
+        differing = differing_paths([flatten_config(run.config) for run in runs])
         if not differing:
             return lambda run: str(run.config.get("type", "config"))
-        return lambda run: ", ".join(f"{path}={_short(_flatten(run.config).get(path))}" for path in differing)
+        return lambda run: ", ".join(f"{path}={_short(flatten_config(run.config).get(path))}" for path in differing)
     if isinstance(by, str) and by:
-        return lambda run: f"{by}={_short(_flatten(run.config).get(by))}"
+        return lambda run: f"{by}={_short(flatten_config(run.config).get(by))}"
     raise ConfigError("bad grouping", argument="by", expected="'config', 'experiment', 'trial', a key path or a "
                       "callable", got=repr(by))
 
 
-def _flatten(config: Any, prefix: str = "") -> dict[str, Any]:
-    """A config as ``{key path: leaf value}`` (lists by index)."""
+def flatten_config(config: Any, prefix: str = "") -> dict[str, Any]:
+    """A config as ``{key path: leaf value}`` (lists by index): what config diffs compare."""
     if isinstance(config, Mapping):
         items: Any = config.items()
     elif isinstance(config, list):
@@ -212,11 +212,12 @@ def _flatten(config: Any, prefix: str = "") -> dict[str, Any]:
         return {prefix: config}
     flat: dict[str, Any] = {}
     for key, value in items:
-        flat.update(_flatten(value, f"{prefix}/{key}" if prefix else str(key)))
+        flat.update(flatten_config(value, f"{prefix}/{key}" if prefix else str(key)))
     return flat
 
 
-def _differing_paths(configs: list[dict[str, Any]]) -> list[str]:
+def differing_paths(configs: list[dict[str, Any]]) -> list[str]:
+    """The key paths of flattened configs whose values are not all the same (a key missing in some counts)."""
     paths = sorted({path for config in configs for path in config})
     return [path for path in paths
             if len({json.dumps(config.get(path), sort_keys=True) for config in configs}) > 1]
@@ -229,9 +230,9 @@ def _short(value: Any) -> str:
 def config_diff(groups: Mapping[str, list[RunScores]]) -> pd.DataFrame:
     """The config key paths whose values differ between groups (rows) and each group's value(s) (columns; values
     that differ inside a group are joined with ``|``)."""
-    flat = {label: [_flatten(run.config) for run in members] for label, members in groups.items()}
+    flat = {label: [flatten_config(run.config) for run in members] for label, members in groups.items()}
     everything = [config for configs in flat.values() for config in configs]
-    paths = _differing_paths(everything)
+    paths = differing_paths(everything)
     data = {label: [" | ".join(dict.fromkeys(_short(config.get(path)) for config in configs)) for path in paths]
             for label, configs in flat.items()}
     return pd.DataFrame(data, index=pd.Index(paths, name="key path"))
