@@ -34,6 +34,7 @@ from rlworkbench.errors import ConfigError
 
 JSON_TEXT = "x-rlworkbench-json"  #: marks a form field holding a JSON value as text
 OPTIONAL = "x-rlworkbench-optional"  #: marks a choice whose "none" option leaves the key out of the config
+BOUNDS = "x-rlworkbench-bounds"  #: a number's bounds (the widget does not clamp; a sweep's default range does)
 _BOUNDS = (("minimum", "≥"), ("exclusiveMinimum", ">"), ("maximum", "≤"), ("exclusiveMaximum", "<"))
 _FIRST_OF_KIND = ("dense", "replay_memory", "adam", "linear_decay")  # listed first in their type menus
 _INT32_MAX = (1 << 31) - 1
@@ -79,7 +80,8 @@ def _convert(node: Mapping[str, Any], title: str | None) -> dict[str, Any]:
     if kind in ("integer", "number"):
         bounds = " ".join(f"{sign} {_number(node[key])}" for key, sign in _BOUNDS
                           if key in node and abs(node[key]) < _INT32_MAX)  # int32 sanity limits go unsaid
-        return _titled({"type": kind}, f"{title} {bounds}" if title and bounds else title)
+        number = {"type": kind, BOUNDS: {key: node[key] for key, _ in _BOUNDS if key in node}}
+        return _titled(number, f"{title} {bounds}" if title and bounds else title)
     if kind in ("string", "boolean", "null"):
         return _titled({"type": kind}, title)
     return _json_text(title)
@@ -237,7 +239,7 @@ def _walk(value: Any, schema: Mapping[str, Any], path: str, leaf: Any) -> Any:
     if schema.get(OPTIONAL) and value is None and leaf is _parse:
         return _MISSING
     if "anyOf" in schema:
-        option = _option_for(value, schema["anyOf"])
+        option = option_for(value, schema["anyOf"])
         return value if option is None else _walk(value, option, path, leaf)
     if schema.get("type") == "object" and isinstance(value, Mapping):
         properties = schema.get("properties", {})
@@ -254,7 +256,7 @@ def _walk(value: Any, schema: Mapping[str, Any], path: str, leaf: Any) -> Any:
     return value
 
 
-def _option_for(value: Any, options: list[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+def option_for(value: Any, options: list[Mapping[str, Any]]) -> Mapping[str, Any] | None:
     """The option of a choice that ``value`` belongs to: by a spec's ``type``, else by JSON type."""
     if isinstance(value, Mapping):
         return next((o for o in options if o.get("properties", {}).get("type", {}).get("const") == value.get("type")),
