@@ -1,5 +1,6 @@
 """The GraphBuilder's widget: a toolbar (backend, status), the form beside the live graph, and tabs below for the
-selected component (tree, device, details), a probe, export and promote; a run's live view appears under them.
+selected component (tree, device, details), a probe, export, promote and a sweep (:mod:`.sweep_tab`); a run's live
+view appears under them.
 Every button calls the builder's public method of the same name, so the widget does nothing code cannot."""
 
 from __future__ import annotations
@@ -10,12 +11,13 @@ import ipywidgets as w
 
 from rlworkbench.core.backend import available_backends
 from rlworkbench.workbench.builder.copy_button import CopyButton
+from rlworkbench.workbench.builder.sweep_tab import SweepTab
 from rlworkbench.workbench.targets import known_targets
 
 if TYPE_CHECKING:
     from rlworkbench.workbench.builder.graph_builder import GraphBuilder
 
-_TABS = ("component", "probe", "export", "promote")
+_TABS = ("component", "probe", "export", "promote", "sweep")
 
 
 class BuilderView:
@@ -44,7 +46,10 @@ class BuilderView:
                                 explorer.details_pane], layout=w.Layout(width="100%"))
         self.probe_box = w.VBox([w.Button(description="Probe the current graph", icon="play")])
         self.probe_box.children[0].on_click(lambda _: self._guarded(builder.probe))
-        self.tabs = w.Tab(children=[component_tab, self.probe_box, self._export_tab(), self._promote_tab()],
+        self.sweep_tab = SweepTab(builder, self._guarded) if builder.sweep_draft is not None else None
+        sweep = self.sweep_tab.widget if self.sweep_tab is not None else \
+            w.HTML("<i>a sweep varies fields of a config: this builder shows a code-composed component</i>")
+        self.tabs = w.Tab(children=[component_tab, self.probe_box, self._export_tab(), self._promote_tab(), sweep],
                           titles=_TABS)
         self.run_output = w.VBox()  # the promoted Run's live view
         self.widget = w.VBox([toolbar, middle, self.tabs, self.run_output], layout=w.Layout(width="100%"))
@@ -84,6 +89,7 @@ class BuilderView:
     # ----- called by the builder ------------------------------------------------------------------------------
     def after_build(self) -> None:
         self._sync_export()
+        self.sweep_changed()
         if self.backend_menu.value != self.builder.backend:
             self.backend_menu.value = self.builder.backend
         self.probe_box.children = self.probe_box.children[:1]  # a probe of the old graph would mislead
@@ -94,6 +100,15 @@ class BuilderView:
 
     def show_run(self, run: Any) -> None:
         self.run_output.children = (run.widget(),)
+
+    def sweep_changed(self) -> None:
+        if self.sweep_tab is not None:
+            self.sweep_tab.refresh()
+
+    def show_experiment(self, experiment: Any) -> None:
+        assert self.sweep_tab is not None  # (a launch needs the form)
+        self.sweep_tab.show_experiment(experiment)
+        self.tabs.selected_index = _TABS.index("sweep")
 
     def close(self) -> None:
         self.widget.close()

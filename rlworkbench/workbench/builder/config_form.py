@@ -188,7 +188,7 @@ class ConfigForm:
         self._errors.clear()
 
     def _mark(self, element: Any, schema: Mapping[str, Any], error: ConfigError) -> None:
-        text = f"⚠ {_short(error)}"
+        text = f"⚠ {short_error(error)}"
         widget = _input_of(element, schema)
         _reveal(self.widget, widget)
         if isinstance(widget, w.Accordion):  # a section or list: the message first inside it, opened
@@ -224,7 +224,8 @@ class ConfigForm:
                 child.selected_index = 0
 
 
-def _short(error: ConfigError) -> str:
+def short_error(error: ConfigError) -> str:
+    """A ConfigError in one line for a field: its message, what was expected and what came."""
     text = error.message
     if error.expected is not None:
         text += f" — expected {error.expected}"

@@ -3,7 +3,8 @@ update live.
 
 One widget, three parts: the **form** of the agent's config (generated from the agent type's JSON schema, see
 :mod:`.config_form`), the **live graph** (fitted, zoomable, pannable; see :class:`GraphPane`) and a
-**details / probe** area (the explorer's component tree with devices, a :class:`Probe`, export and promote).
+**details / probe** area (the explorer's component tree with devices, a :class:`Probe`, export, promote and a
+sweep over ticked fields of the config, see :mod:`.sweep_draft`).
 
 Every change in the form (debounced) is validated: a ConfigError is shown next to the field its JSON path names
 and the last good graph stays. Otherwise the agent is made again and built, and the graph redrawn with what
@@ -13,9 +14,10 @@ view. A code-composed component (no config) opens without the form: the explorer
 work and every rebuild is marked the same way.
 
 From code: :meth:`set` (a config value by JSON path), :meth:`apply`, :meth:`flush`, :meth:`set_backend`,
-:meth:`rebuild`, :meth:`probe`, :meth:`export`, :meth:`export_cell`, :meth:`promote`; :attr:`config`, :attr:`agent`,
-:attr:`changes`,
-:attr:`field_errors`, :attr:`error`, :attr:`svg`, :attr:`status` and :attr:`redraw_seconds` hold the state.
+:meth:`rebuild`, :meth:`probe`, :meth:`export`, :meth:`export_cell`, :meth:`promote`, :meth:`tick` / :meth:`untick`
+(a field to sweep), :meth:`sweep_code`, :meth:`sweep_cell`, :meth:`sweep`; :attr:`config`, :attr:`agent`,
+:attr:`changes`, :attr:`field_errors`, :attr:`error`, :attr:`svg`, :attr:`status`, :attr:`redraw_seconds`,
+:attr:`sweep_draft` and :attr:`experiment` hold the state.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ from rlworkbench.errors import ConfigError, RLWorkbenchError
 from rlworkbench.visualize.graph_diff import GraphChanges, GraphSnapshot, compare, snapshot
 from rlworkbench.workbench.builder.form_schema import FORM_LEFT_OUT
 from rlworkbench.workbench.builder.source import BuilderSource, resolve_source
+from rlworkbench.workbench.builder.sweep_actions import SweepActions, env_id, next_cell
+from rlworkbench.workbench.builder.sweep_draft import SweepDraft
 from rlworkbench.workbench.explorer_render import error_paths, error_text, status_html
 from rlworkbench.workbench.graph_explorer import GraphExplorer
 from rlworkbench.workbench.run_spec import DEFAULT_ENV
@@ -43,7 +47,7 @@ from rlworkbench.workbench.run_spec import DEFAULT_ENV
 _NO_ENV = object()
 
 
-class GraphBuilder:
+class GraphBuilder(SweepActions):
     """Builds ``prototype`` — a shipped config's name, a config dict or JSON path, an agent (built or not) or a
     code-composed Component / Executor — and lets you edit it live.
 
@@ -67,6 +71,8 @@ class GraphBuilder:
         self.redraw_seconds: float | None = None  #: the latest change → redraw time (validate, build, draw)
         self.builds = 0
         self.run: Any = None  #: the latest Run promoted from the builder
+        self.experiment: Any = None  #: the latest Experiment launched from the sweep tab
+        self.sweep_draft: SweepDraft | None = None  #: the sweep tab's fields, settings and space (with a form)
         self._snapshot: GraphSnapshot | None = None
         self._pending: Any = None
         self._quiet = self._building = False
@@ -92,6 +98,7 @@ class GraphBuilder:
             except Exception as error:  # drawn below, with the stuck component
                 first_error = error
             self.explorer = GraphExplorer(first)
+            self.sweep_draft = SweepDraft(self.form.schema, self.config, env=env_id(self.env))
         else:
             self.explorer = GraphExplorer(self.source.component, input_spaces=input_spaces, backend=backend)
         self.explorer.after_rebuild = self._after_explorer_rebuild
@@ -149,6 +156,7 @@ class GraphBuilder:
             return self._build_failed(error, started, agent)
         self.explorer.device_map = device_map  # entries for components the new tree lacks are gone
         self.agent, self.config = agent, config
+        self._require_sweeps("apply").use_config(config)
         self._redraw(agent, started)
         return True
 
@@ -211,13 +219,7 @@ class GraphBuilder:
 
     def export_cell(self) -> str:
         """Puts :meth:`export_code` into a new notebook cell below the current one (from a cell you run)."""
-        code = self.export_code()
-        from IPython import get_ipython
-
-        shell = get_ipython()
-        if shell is not None:
-            shell.set_next_input(code, replace=False)
-        return code
+        return next_cell(self.export_code())
 
     def promote(self, to: str = "local", **settings: Any) -> Any:
         """Trains the current config with :func:`promote` (``to``: ``"local"``, ``"multi_gpu"``, ``"ray"``; the
@@ -283,9 +285,9 @@ class GraphBuilder:
         if self._probe is not None:  # it probed the previous graph
             self._probe.close()
             self._probe = None
-        self.view.after_build()
         summary = self.changes.summary() if self.changes is not None else "changes not known"
         self._say(f"built on {self.backend} in {self.redraw_seconds:.2f} s · {summary}")
+        self.view.after_build()  # (after the status line: the frontend shows it before the tabs' updates)
 
     def _show(self, target: Any, **marks: Any) -> None:
         """The explorer shows ``target`` (with ``changes`` / ``highlight``); the builder listens to its tree."""
