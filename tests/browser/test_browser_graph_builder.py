@@ -1,7 +1,8 @@
 """The GraphBuilder in JupyterLab + headless Chromium: a notebook opens GraphBuilder("dqn_cartpole"), the form and
 the navigable graph pane render, ticking *dueling* in the form rebuilds the agent, and the value and advantage
 streams appear as new clusters in the page's SVG, marked as added; selecting the policy in the component tree
-zooms the pane to it. Screenshot: test-artifacts/browser/."""
+zooms the pane to it; in the sweep tab, a tick on a field shows in the tab's count of ticked fields (then back to
+the component tab for the screenshot). Screenshot: test-artifacts/browser/."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser"
 
 VALUE_STREAM = "component-dqn/policy/action_adapter/value_stream"
 POLICY_OPTION = "\u00a0\u00a0\u00a0policy <DuelingPolicy>"  # the component tree's entry (indented one level)
+TAB = ".rlw-graph-builder .lm-TabBar-tab:has(.lm-TabBar-tabLabel:text-is('{}'))"
 
 
 def builder_notebook() -> nbformat.NotebookNode:
@@ -38,7 +40,11 @@ def test_toggling_dueling_in_the_builder_draws_the_new_streams(jupyter_lab, driv
         interactions=[{"action": "click", "selector": ".rlw-config-form .widget-checkbox:has-text('dueling') input",
                        "expect_text": "added"},
                       {"action": "select", "selector": ".rlw-graph-builder .widget-select select",
-                       "value": POLICY_OPTION, "expect_text": "DuelingPolicy dqn/policy"}],
+                       "value": POLICY_OPTION, "expect_text": "DuelingPolicy dqn/policy"},
+                      {"action": "click", "selector": TAB.format("sweep"), "expect_text": "0 ticked of"},
+                      {"action": "click", "selector": ".rlw-sweep-tab .widget-checkbox:has-text('target/tau') input",
+                       "expect_text": "1 ticked of"},
+                      {"action": "click", "selector": TAB.format("component"), "expect_text": "DuelingPolicy"}],
         svg_after={"within": ".rlw-graph-builder .rlw-graph-pane[data-focused='dqn/policy']",  # waits for the zoom
                    "inner": f"g.cluster[id='{VALUE_STREAM}']", "min": 1},
         collect_data={"pane": ".rlw-graph-builder .rlw-graph-pane"})
@@ -49,6 +55,7 @@ def test_toggling_dueling_in_the_builder_draws_the_new_streams(jupyter_lab, driv
     assert result["cells"]["executed"] == result["cells"]["total"] == 1, report
     assert result["interactions"][0]["changed"] and "added" in result["interactions"][0]["after"], report
     assert result["svg_after"]["matches"] >= 1, report
+    assert all(step["changed"] and step["expect_ok"] for step in result["interactions"][2:]), report  # the sweep tab
     pane = result["data"]["pane"][0]
     assert pane["width"] > 300 and pane.get("focused") == "dqn/policy", report  # the selection brought into view
     assert float(pane["fitScale"]) < 1.0 < float(pane["scale"]) / float(pane["fitScale"]), report  # opened fitted
