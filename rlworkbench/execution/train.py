@@ -119,6 +119,11 @@ class Checkpointer:
         self.last = save_checkpoint(self.agent, self.checkpoints / name)
         return self.last
 
+    def resume_at(self, timesteps: int) -> None:
+        """A run resumed at ``timesteps``: the next checkpoint is due at the next multiple of ``every``."""
+        if self.every:
+            self.next_due = (timesteps // self.every + 1) * self.every
+
 
 def save_checkpoint(agent: Checkpointing, directory: Path) -> Path:
     """``agent.save(directory)`` (the directory made first); returns it."""

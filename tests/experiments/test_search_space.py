@@ -72,6 +72,10 @@ def test_sample_from_and_empty_grids_are_refused():
         check_space(small_dqn(), {"optimizer/learning_rate": {"grid_search": []}})
     with pytest.raises(ConfigError, match="key path"):
         check_space(small_dqn(), {"optimizer//learning_rate": 1e-3})
+    with pytest.raises(ConfigError, match="low must lie below"):
+        check_space(small_dqn(), {"optimizer/learning_rate": tune.uniform(0.1, 0.01)})
+    with pytest.raises(ConfigError, match="needs values"):
+        check_space(small_dqn(), {"optimizer/learning_rate": tune.choice([])})
 
 
 def test_the_space_nests_for_tune_and_reads_back_by_path():

@@ -15,6 +15,7 @@ experiment, target or day. Runs of several envs are tasks (stratified); their sc
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import warnings
@@ -57,6 +58,7 @@ class Comparison:
     profiles: pd.DataFrame
     curves: pd.DataFrame
     scores: dict[str, np.ndarray]
+    tasks: list[str]                #: the envs, in the order of the score matrices' columns
     figure: Any
     notes: list[str] = field(default_factory=list)
 
@@ -110,8 +112,7 @@ def compare(runs: Any, metric: str = "return", by: str | Callable[[RunScores], s
                          rmetrics.aggregate_median(matrix),
                          rmetrics.aggregate_optimality_gap(matrix, gamma) if gamma is not None else np.nan])
 
-    with warnings.catch_warnings():  # arch (under rliable) deprecates the RandomState rliable hands it
-        warnings.simplefilter("ignore", FutureWarning)
+    with _seeded(seed):
         point, interval = rly.get_interval_estimates(scores, aggregates, reps=reps,
                                                      confidence_interval_size=confidence,
                                                      random_state=np.random.RandomState(seed))
@@ -126,7 +127,22 @@ def compare(runs: Any, metric: str = "return", by: str | Callable[[RunScores], s
                               "low": profile_bands[label][0][i], "high": profile_bands[label][1][i]}
                              for label in scores for i, tau in enumerate(taus_array)])
     figure = draw_comparison(table, profiles, curves, gamma is not None)
-    return Comparison(table, pairs, config_diff(groups), profiles, curves, scores, figure, notes)
+    return Comparison(table, pairs, config_diff(groups), profiles, curves, scores, envs, figure, notes)
+
+
+@contextlib.contextmanager
+def _seeded(seed: int) -> Iterator[None]:
+    """rliable's bootstrap draws its resamples from NumPy's global generator (its ``random_state`` reaches only
+    arch's own): seed that for the call and put its state back after. Also silences arch's deprecation of the
+    RandomState rliable hands it."""
+    state = np.random.get_state()
+    np.random.seed(seed)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            yield
+    finally:
+        np.random.set_state(state)
 
 
 # ----- the runs and their groups ----------------------------------------------------------------------------------

@@ -80,7 +80,7 @@ class Recorder(tune.Callback):
         self._end(trial)
 
     def on_trial_error(self, iteration: int, trials: list[Any], trial: Any, **info: Any) -> None:
-        self._end(trial, error=_last_line(trial.get_error()) or "the trial failed")
+        self._end(trial, error=_last_line(trial.get_error()) or f"the trial failed: see {_error_file(trial)}")
 
     def on_experiment_end(self, trials: list[Any], **info: Any) -> None:
         """Trials stopped with the experiment (its stop file) end here: Tune reports no completion for them."""
@@ -125,6 +125,9 @@ def trainable(plan: ExperimentPlan) -> Any:
         bundle.values())] or [{"CPU": 0.01}]))
 
 
+KEEP_CHECKPOINTS = {"pbt": 12}
+"""Trial checkpoints Tune keeps: 2 (resume needs the newest); with PBT more, for a donor's checkpoint must outlive
+its own next reports until the exploiting trial has restored from it."""
 RUN_KEYS = ("env", "backend", "num_envs", "vector_mode", "threads", "checkpoint_every", "summaries_every",
             "progress", "logdir", "run_name")
 
@@ -155,8 +158,8 @@ def _run_config(plan: ExperimentPlan) -> Any:
                           stop=StopFile(plan.path / STOP_FILE),
                           callbacks=[Recorder(plan, RecordWriter(plan.records_path, echo=_in_job())),
                                      CSVLoggerCallback(), JsonLoggerCallback()],  # Tune's ResultGrid reads these
-                          checkpoint_config=tune.CheckpointConfig(num_to_keep=2,
-                                                                  checkpoint_frequency=plan.checkpoint_frequency),
+                          checkpoint_config=tune.CheckpointConfig(num_to_keep=KEEP_CHECKPOINTS.get(
+                              plan.scheduler, 2), checkpoint_frequency=plan.checkpoint_frequency),
                           failure_config=tune.FailureConfig(max_failures=0))
 
 
@@ -274,6 +277,13 @@ def drive(tuner: Any, plan: ExperimentPlan) -> None:
         raise
     stopped = (plan.path / STOP_FILE).exists()
     writer("experiment", state="stopped" if stopped else "finished", error=None)
+
+
+def _error_file(trial: Any) -> str:
+    try:
+        return str(Path(trial.storage.trial_fs_path) / "error.txt")
+    except Exception:  # an older or newer Trial without storage: say where Tune keeps the experiment
+        return "the trial's error.txt under the experiment's tune/ directory"
 
 
 def _last_line(error: Any) -> str | None:

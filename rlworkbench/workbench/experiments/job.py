@@ -18,7 +18,6 @@ import shutil
 import signal
 import sys
 import tempfile
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -189,18 +188,16 @@ def main(argv: list[str] | None = None) -> int:
     plan.options = {**plan.options, "address": None}
     plan.write()
     stop_file = plan.path / STOP_FILE
-    stopped = threading.Event()
 
     def ask_to_stop(*_: Any) -> None:
-        stopped.set()
         stop_file.write_text("stop")
 
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, ask_to_stop)
     try:
         from rlworkbench.execution.ray.session import ensure_ray
 
         ensure_ray()
+        for signum in (signal.SIGTERM, signal.SIGINT):  # after ray.init, whose own SIGTERM handler exits at once
+            signal.signal(signum, ask_to_stop)
         drive(make_tuner(plan, decode_space(spec["space"])), plan)
     except Exception as error:
         print(f"the sweep's driver failed: {type(error).__name__}: {error}", file=sys.stderr)

@@ -130,6 +130,10 @@ class ExperimentBook:
     def _add_result(self, trial: dict[str, Any], record: dict[str, Any]) -> None:
         trial["state"] = "running" if trial["state"] == "pending" else trial["state"]
         trial["results"] += 1
+        timesteps = record.get("timesteps") or 0
+        if trial["results"] > 1 and timesteps <= (trial["timesteps"] or 0):  # it went on from an earlier
+            self.points = [point for point in self.points  # checkpoint (PBT, a resume): that history is void
+                           if point["trial"] != trial["trial"] or (point["timesteps"] or 0) < timesteps]
         for key in ("timesteps", "return", "greedy_return", "episodes", "steps_per_second", "restarts", "wall_time"):
             if key in record:
                 trial[key] = record[key]

@@ -131,10 +131,16 @@ def produced_values(distribution: Any, path: str) -> list[Any]:
                           key_path=path, expected="tune.choice, grid_search, uniform, loguniform, randint, ... "
                           "(or a constant)", got="tune.sample_from(...)")
     if isinstance(distribution, Categorical):
+        if not distribution.categories:
+            raise ConfigError("a choice needs values", argument="space", key_path=path,
+                              expected="tune.choice([v1, v2, ...])", got="tune.choice([])")
         return list(distribution.categories)
     sampler = distribution.get_sampler()
     q = sampler.q if isinstance(sampler, Quantized) else None
     lower, upper = float(distribution.lower), float(distribution.upper)
+    if not lower < upper:
+        raise ConfigError("a range's low must lie below its high", argument="space", key_path=path,
+                          expected="low < high", got=describe(distribution))
     if isinstance(distribution, Integer):
         if q is None:
             return [int(lower), int(upper) - 1]

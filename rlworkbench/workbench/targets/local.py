@@ -76,6 +76,7 @@ class LocalExecution(ThreadedExecution):
         if checkpoint is not None:
             self.agent.load(checkpoint)
             self.worker.restore_progress(read_progress(checkpoint))
+            self.checkpointer.resume_at(self.worker.timesteps)
 
     def _after_step(self, worker: Worker) -> bool | None:
         """The worker's callback after every step: a stop asked before ``worker.run`` began still stops it; a

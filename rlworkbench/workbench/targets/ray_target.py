@@ -100,6 +100,7 @@ class RayExecution(ThreadedExecution):
                                                                        seed=self.spec.seed, log=log)
                 if self.spec.context.resume_from is not None:
                     self.algorithm.restore_progress(read_progress(self.spec.context.resume_from))
+                    self.checkpointer.resume_at(self.algorithm.timesteps)
                 self._state = RUNNING
                 self.algorithm.train(self.spec.timesteps, stop=self._stop_asked, callback=self._after_step)
             self.checkpointer.save("final")
