@@ -2,7 +2,8 @@
 ``extensions/rlworkbench-lab``).
 
 Routes under ``<base_url>/rlworkbench/`` (all authenticated with the server's own auth, see :mod:`.handlers`):
-``GET runs``, ``POST runs/<id>/stop``, ``POST runs/<id>/tensorboard``, ``GET graph?path=…|run=…``. Enabled by
+``GET runs``, ``POST runs/<id>/stop`` (a run's or an experiment's id), ``POST runs/<id>/tensorboard``,
+``GET graph?path=…|run=…``, ``GET compare?runs=<id>,<id>…``. Enabled by
 ``jupyter_server_config.d/rlworkbench.json`` (the bootstrap installs it); ``jupyter server extension list`` shows it.
 """
 

@@ -1,7 +1,8 @@
-"""The server extension's handlers: the runs list (this machine's run records and, when
-``RLWORKBENCH_CLUSTER_ADDRESS`` is set, that cluster's rlworkbench jobs), a stop request, TensorBoard for a run,
-and a component graph drawn from a config or a run — each ``@tornado.web.authenticated``, so a request without the
-server's token or cookie gets 403."""
+"""The server extension's handlers: the runs list (this machine's run records, experiments' records apart, and,
+when ``RLWORKBENCH_CLUSTER_ADDRESS`` is set, that cluster's rlworkbench jobs), a stop request (a run or an
+experiment), TensorBoard for a run, a component graph drawn from a config or a run, and a few runs side by side
+(curves, config diff) — each ``@tornado.web.authenticated``, so a request without the server's token or cookie gets
+403."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from jupyter_server.utils import url_path_join
 
 from rlworkbench.agents.config import load_config
 from rlworkbench.errors import ConfigError, RLWorkbenchError
+from rlworkbench.lab.compare_view import UnknownRuns, compare_payload
+from rlworkbench.workbench.experiments.publication import EXPERIMENT_KIND
 from rlworkbench.workbench.run_records import read_records, request_stop
 
 CLUSTER_ENV = "RLWORKBENCH_CLUSTER_ADDRESS"
@@ -25,19 +28,31 @@ CLUSTER_ENV = "RLWORKBENCH_CLUSTER_ADDRESS"
 class RunsHandler(APIHandler):
     @tornado.web.authenticated
     async def get(self) -> None:
-        """``{"runs": [record …], "cluster": {"address", "runs": [row …], "error"} | null}``."""
+        """``{"runs": [run record …], "experiments": [experiment record …], "cluster": {"address", "runs": [row …],
+        "error"} | null}`` (see :func:`split_records`)."""
         address = os.environ.get(CLUSTER_ENV)
         cluster = None
         if address:
             cluster = await tornado.ioloop.IOLoop.current().run_in_executor(None, _cluster_runs, address)
-        root = _root(self)
-        records = [{**record, "logdir_in_root": _inside(root, record.get("logdir"))} for record in read_records()]
-        self.finish(json.dumps({"runs": records, "cluster": cluster}, default=str))
+        self.finish(json.dumps({**split_records(read_records(), _root(self)), "cluster": cluster}, default=str))
+
+
+def split_records(records: list[dict[str, Any]], root: Path) -> dict[str, list[dict[str, Any]]]:
+    """Runs (records without ``kind``: plain runs and experiments' trial runs, which name their ``experiment``)
+    with ``logdir_in_root``, and experiments' own records with ``directory_in_root``; other kinds are left out."""
+    runs, experiments = [], []
+    for record in records:
+        if record.get("kind") is None:
+            runs.append({**record, "logdir_in_root": _inside(root, record.get("logdir"))})
+        elif record["kind"] == EXPERIMENT_KIND:
+            experiments.append({**record, "directory_in_root": _inside(root, record.get("directory"))})
+    return {"runs": runs, "experiments": experiments}
 
 
 class StopHandler(APIHandler):
     @tornado.web.authenticated
     def post(self, run_id: str) -> None:
+        """Asks a run or an experiment (its id is hex too) to stop: ``<id>.stop``, which its heartbeat acts on."""
         try:
             record = request_stop(run_id)
         except RLWorkbenchError as error:
@@ -102,6 +117,22 @@ class GraphHandler(APIHandler):
         return config, env or "CartPole-v1", self.get_argument("backend", "torch")
 
 
+class CompareHandler(APIHandler):
+    @tornado.web.authenticated
+    async def get(self) -> None:
+        """Runs side by side for ``runs=<id>,<id>,…``: ``{"runs": [{…, "curve", "config"}], "diff": [{"path",
+        "values"}]}`` (see :func:`~rlworkbench.lab.compare_view.compare_payload`); 404 naming unknown ids."""
+        ids = [run_id for run_id in self.get_argument("runs", "").split(",") if run_id.strip()]
+        if not ids:
+            raise tornado.web.HTTPError(400, reason="give runs=ID,ID (run ids from the runs panel)")
+        try:
+            payload = await tornado.ioloop.IOLoop.current().run_in_executor(
+                None, lambda: compare_payload(read_records(), [run_id.strip() for run_id in ids]))
+        except UnknownRuns as error:
+            raise tornado.web.HTTPError(404, reason=str(error)) from None
+        self.finish(json.dumps(payload, default=str))
+
+
 def _root(handler: APIHandler) -> Path:
     """The server's root directory (what the file browser shows)."""
     return Path(handler.settings.get("server_root_dir", os.getcwd())).expanduser().resolve()
@@ -116,7 +147,8 @@ def _inside(root: Path, path: str | None) -> str | None:
 
 
 def _record(run_id: str) -> dict[str, Any]:
-    record = next((record for record in read_records() if record["id"] == run_id), None)
+    record = next((record for record in read_records() if record["id"] == run_id and record.get("kind") is None),
+                  None)
     if record is None:
         raise tornado.web.HTTPError(404, reason=f"no run {run_id!r}")
     return record
@@ -140,4 +172,5 @@ def add_handlers(web_app: Any) -> None:
         (url_path_join(base, r"runs/([0-9a-f]+)/stop"), StopHandler),
         (url_path_join(base, r"runs/([0-9a-f]+)/tensorboard"), TensorBoardHandler),
         (url_path_join(base, "graph"), GraphHandler),
+        (url_path_join(base, "compare"), CompareHandler),
     ])

@@ -73,3 +73,9 @@ def lab_server(tmp_path_factory):
             process.wait(15)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def runs_here(lab_server, monkeypatch):
+    """Runs promoted in this test process publish where the server reads."""
+    monkeypatch.setenv("RLWORKBENCH_RUNS_DIR", str(lab_server.runs))

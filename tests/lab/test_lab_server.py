@@ -16,12 +16,6 @@ from rlworkbench.workbench import promote
 from tests.workbench.run_helpers import small_dqn, wait_until
 
 
-@pytest.fixture
-def runs_here(lab_server, monkeypatch):
-    """Runs promoted in this test process publish where the server reads."""
-    monkeypatch.setenv("RLWORKBENCH_RUNS_DIR", str(lab_server.runs))
-
-
 def listed(lab_server, run):
     reply = lab_server.get("runs")
     assert reply.status_code == 200, reply.text
@@ -30,7 +24,8 @@ def listed(lab_server, run):
 
 @pytest.mark.parametrize(("method", "path"), [("get", "runs"), ("post", "runs/0123456789ab/stop"),
                                               ("post", "runs/0123456789ab/tensorboard"),
-                                              ("get", "graph?path=x.json")])
+                                              ("get", "graph?path=x.json"),
+                                              ("get", "compare?runs=0123456789ab,0123456789ac")])
 def test_every_route_wants_the_servers_token(lab_server, method, path):
     reply = getattr(requests, method)(lab_server.url(path), timeout=30)
     assert reply.status_code == 403
