@@ -24,6 +24,39 @@ export interface IRunRecord {
   address: string | null;
   started: number;
   updated: number;
+  labels?: { experiment?: string; trial?: string; seed?: number; params?: { [path: string]: unknown } };
+  experiment?: string | null; // the experiment whose trial this run is; null (or absent) for a plain run
+}
+
+/** An experiment's own record (rlworkbench/workbench/experiments/publication.py). */
+export interface IExperimentRecord {
+  kind: 'experiment';
+  id: string;
+  name: string;
+  state: string;
+  error: string | null;
+  metric: string;
+  counts: { [state: string]: number };
+  best_trial: string | null;
+  best: number | null;
+  trials: IExperimentTrial[];
+  seeds: number[];
+  budget: number;
+  scheduler: string | null;
+  directory: string;
+  directory_in_root: string | null;
+  address: string | null;
+  submission_id: string | null;
+  started: number;
+  updated: number;
+}
+
+export interface IExperimentTrial {
+  trial: string;
+  params: { [path: string]: unknown };
+  state: string;
+  timesteps: number;
+  value: number | null;
 }
 
 export interface IClusterRow {
@@ -40,7 +73,8 @@ export interface IClusterRow {
 }
 
 export interface IRunsReply {
-  runs: IRunRecord[];
+  runs: IRunRecord[]; // plain runs and experiments' trial runs
+  experiments: IExperimentRecord[];
   cluster: { address: string; runs: IClusterRow[]; error: string | null } | null;
 }
 
@@ -62,6 +96,25 @@ export interface IGraphReply {
   components: { [path: string]: IComponentDetails };
   api_methods: string[];
   error: string | null;
+}
+
+export interface ICompareRun {
+  id: string;
+  label: string;
+  name: string | null;
+  env: string | null;
+  state: string | null;
+  experiment: string | null;
+  trial: string | null;
+  seed: number | null;
+  curve: [number, number][]; // [env steps, return] per episode
+  source: 'episodes.csv' | 'record';
+  config: { [key: string]: unknown };
+}
+
+export interface ICompareReply {
+  runs: ICompareRun[];
+  diff: { path: string; values: { [runId: string]: unknown } }[]; // a run without the path has no value
 }
 
 /** A JSON request to `<base>/rlworkbench/<path>`; an Error with the server's reason otherwise. */

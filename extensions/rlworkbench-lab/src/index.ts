@@ -1,10 +1,12 @@
-// rlworkbench in JupyterLab: the runs panel (left sidebar) and the component-graph viewer ("Open With → Component
-// graph" on a .json config, and "Graph" on a run). Data comes from rlworkbench's server extension.
+// rlworkbench in JupyterLab: the runs panel (left sidebar), the component-graph viewer ("Open With → Component
+// graph" on a .json config, and "Graph" on a run) and the compare view (runs ticked in the panel → Compare). Data
+// comes from rlworkbench's server extension.
 import { ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { MainAreaWidget, Notification } from '@jupyterlab/apputils';
 import { ABCWidgetFactory, DocumentRegistry, DocumentWidget, IDocumentWidget } from '@jupyterlab/docregistry';
 import { IFrame, LabIcon } from '@jupyterlab/ui-components';
 import { requestAPI, IRunRecord } from './api';
+import { CompareView } from './compareView';
 import { GraphView } from './graphView';
 import { RunsPanel } from './runsPanel';
 
@@ -14,6 +16,7 @@ const ICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><g
 export const rlworkbenchIcon = new LabIcon({ name: 'rlworkbench-lab:icon', svgstr: ICON_SVG });
 export const FACTORY = 'Component graph';
 const OPEN_GRAPH = 'rlworkbench:open-graph';
+const OPEN_COMPARE = 'rlworkbench:open-compare';
 
 class GraphViewerFactory extends ABCWidgetFactory<IDocumentWidget<GraphView>> {
   protected createNewWidget(context: DocumentRegistry.Context): IDocumentWidget<GraphView> {
@@ -48,6 +51,20 @@ const plugin: JupyterFrontEndPlugin<void> = {
       }
     });
 
+    app.commands.addCommand(OPEN_COMPARE, {
+      label: 'Compare runs',
+      execute: (args) => {
+        const runs = (args.runs as string[]) ?? [];
+        const widget = new MainAreaWidget({ content: new CompareView(runs) });
+        widget.id = `rlworkbench-compare-${runs.join('-')}`;
+        widget.title.label = `compare: ${runs.length} runs`;
+        widget.title.icon = rlworkbenchIcon;
+        widget.title.closable = true;
+        app.shell.add(widget, 'main');
+        return widget;
+      }
+    });
+
     const panel = new RunsPanel({
       openGraph: async (run: IRunRecord) => {
         await app.commands.execute(OPEN_GRAPH, { run: run.id, title: `${run.name} · ${run.env}` });
@@ -66,12 +83,15 @@ const plugin: JupyterFrontEndPlugin<void> = {
           Notification.error(`TensorBoard for ${run.name}: ${error}`);
         }
       },
-      openFolder: async (run: IRunRecord) => {
-        if (run.logdir_in_root !== null) {
-          await app.commands.execute('filebrowser:go-to-path', { path: `/${run.logdir_in_root}` });
+      openFolder: async (name: string, path: string, inRoot: string | null) => {
+        if (inRoot !== null) {
+          await app.commands.execute('filebrowser:go-to-path', { path: `/${inRoot}` });
         } else {
-          Notification.info(`${run.name} writes to ${run.logdir} (outside this server's root)`);
+          Notification.info(`${name} writes to ${path} (outside this server's root)`);
         }
+      },
+      openCompare: async (runIds: string[]) => {
+        await app.commands.execute(OPEN_COMPARE, { runs: runIds });
       }
     });
     panel.title.icon = rlworkbenchIcon;

@@ -1,40 +1,44 @@
-// The runs panel: every rlworkbench run this Jupyter server's machine knows (any kernel, any target) and the
-// configured cluster's jobs, refreshed every ~2 s, with Stop / TensorBoard / Graph / Folder actions.
+// The runs panel: every rlworkbench run this Jupyter server's machine knows (any kernel, any target), experiments
+// as expandable groups of their trial runs, and the configured cluster's jobs, refreshed every ~2 s. Runs ticked
+// on their cards (2 or more) open side by side in the compare view.
 import { Widget } from '@lumino/widgets';
-import { requestAPI, IClusterRow, IRunRecord, IRunsReply } from './api';
-import { sparkline } from './sparkline';
+import { requestAPI, IClusterRow, IExperimentRecord, IRunRecord, IRunsReply } from './api';
+import { button, element } from './dom';
+import { experimentGroup } from './experimentGroup';
+import { ICardContext, IRunActions, runCard } from './runCard';
 
 export const REFRESH_MS = 2000;
-const LIVE = new Set(['starting', 'running']);
-
-export interface IRunActions {
-  openTensorBoard(run: IRunRecord): Promise<void>;
-  openGraph(run: IRunRecord): Promise<void>;
-  openFolder(run: IRunRecord): Promise<void>;
-}
 
 export class RunsPanel extends Widget {
   private list: HTMLElement;
   private cluster: HTMLElement;
   private status: HTMLElement;
+  private chosen: HTMLElement;
+  private compare: HTMLButtonElement;
   private timer: number | undefined;
-  private stopping = new Set<string>();
+  private context: ICardContext;
+  private expanded = new Set<string>(); // experiment ids shown open
 
-  constructor(private actions: IRunActions) {
+  constructor(actions: IRunActions) {
     super();
     this.id = 'rlworkbench-runs';
     this.addClass('rlwb-runs-panel');
     this.title.caption = 'rlworkbench runs';
-    const header = document.createElement('div');
-    header.className = 'rlwb-header';
-    header.textContent = 'rlworkbench runs';
-    this.status = document.createElement('div');
-    this.status.className = 'rlwb-status';
-    this.list = document.createElement('div');
-    this.list.className = 'rlwb-run-list';
-    this.cluster = document.createElement('div');
-    this.cluster.className = 'rlwb-cluster';
-    this.node.append(header, this.status, this.list, this.cluster);
+    this.context = { actions, selected: new Set(), stopping: new Set(), onSelect: () => this.showSelection() };
+    this.status = element('div', 'rlwb-status');
+    this.chosen = element('span', 'rlwb-selection');
+    this.compare = button('Compare', 'rlwb-compare-button', () => actions.openCompare([...this.context.selected]));
+    const clear = button('Clear', 'rlwb-clear', () => {
+      this.context.selected.clear();
+      this.list.querySelectorAll<HTMLInputElement>('input.rlwb-select').forEach((box) => { box.checked = false; });
+      this.showSelection();
+    });
+    const bar = element('div', 'rlwb-compare-bar');
+    bar.append(this.chosen, this.compare, clear);
+    this.list = element('div', 'rlwb-run-list');
+    this.cluster = element('div', 'rlwb-cluster');
+    this.node.append(element('div', 'rlwb-header', 'rlworkbench runs'), this.status, bar, this.list, this.cluster);
+    this.showSelection();
   }
 
   protected onAfterAttach(): void {
@@ -62,70 +66,35 @@ export class RunsPanel extends Widget {
       this.status.textContent = `cannot read the runs: ${error}`;
       return;
     }
-    this.status.textContent = `${reply.runs.length} run(s) · updated ${new Date().toLocaleTimeString()}`;
-    this.list.replaceChildren(...reply.runs.map((run) => this.card(run)));
-    if (reply.runs.length === 0) {
+    const experiments = reply.experiments ?? [];
+    this.status.textContent = `${reply.runs.length} run(s), ${experiments.length} experiment(s) · ` +
+      `updated ${new Date().toLocaleTimeString()}`;
+    const ids = new Set(reply.runs.map((run) => run.id));
+    [...this.context.selected].filter((id) => !ids.has(id)).forEach((id) => this.context.selected.delete(id));
+    this.list.replaceChildren(...this.entries(reply.runs, experiments));
+    if (reply.runs.length === 0 && experiments.length === 0) {
       this.list.textContent = 'No runs yet: promote() one from a notebook.';
     }
+    this.showSelection();
     this.cluster.replaceChildren(...(reply.cluster ? this.clusterTable(reply.cluster) : []));
   }
 
-  private card(run: IRunRecord): HTMLElement {
-    const card = element('div', 'rlwb-run');
-    card.dataset.runId = run.id;
-    card.dataset.state = run.state;
-    const title = element('div', 'rlwb-run-title', `${run.name} · ${run.env} · ${run.target}`);
-    if (run.devices && run.devices.length) {
-      title.textContent += ` (${run.devices.length} towers)`;
+  /** Experiments (with their trial runs) and plain runs, newest first. */
+  private entries(runs: IRunRecord[], experiments: IExperimentRecord[]): HTMLElement[] {
+    const names = new Set(experiments.map((experiment) => experiment.name));
+    const items: [number, () => HTMLElement][] = experiments.map((experiment) => [experiment.started,
+      () => experimentGroup(experiment, runs.filter((run) => run.experiment === experiment.name), this.expanded,
+        this.context)]);
+    for (const run of runs.filter((run) => !run.experiment || !names.has(run.experiment))) {
+      items.push([run.started, () => runCard(run, this.context)]);
     }
-    const state = element('span', `rlwb-state rlwb-state-${run.state}`, run.state);
-    title.prepend(state);
-    card.appendChild(title);
-    if (run.error) {
-      card.appendChild(element('div', 'rlwb-error', run.error));
-    }
-    const progress = document.createElement('progress');
-    progress.max = Math.max(1, run.total_timesteps);
-    progress.value = Math.min(run.timesteps, progress.max);
-    const counts = element('span', 'rlwb-counts',
-      `${run.timesteps.toLocaleString()} / ${run.total_timesteps.toLocaleString()}`);
-    const row = element('div', 'rlwb-progress');
-    row.append(progress, counts);
-    card.appendChild(row);
-    const numbers = element('div', 'rlwb-numbers');
-    const speed = run.steps_per_second === null ? 'n/a' : `${Math.round(run.steps_per_second).toLocaleString()}`;
-    const ret = run.recent_return === null ? 'n/a' : run.recent_return.toFixed(1);
-    numbers.append(element('span', 'rlwb-speed', `${speed} steps/s`),
-      element('span', 'rlwb-return', `return ${ret}`), sparkline(run.returns));
-    card.appendChild(numbers);
-    card.appendChild(element('div', 'rlwb-times',
-      `started ${clock(run.started)} · updated ${clock(run.updated)}` +
-      (run.submission_id ? ` · job ${run.submission_id}` : '')));
-    const buttons = element('div', 'rlwb-actions');
-    if (LIVE.has(run.state)) {
-      const stop = button('Stop', 'rlwb-stop', async () => {
-        this.stopping.add(run.id);
-        stop.disabled = true;
-        stop.textContent = 'Stopping…';
-        try {
-          await requestAPI(`runs/${run.id}/stop`, { method: 'POST' });
-        } catch (error) {
-          stop.textContent = `Stop failed: ${error}`;
-        }
-      });
-      if (this.stopping.has(run.id)) {
-        stop.disabled = true;
-        stop.textContent = 'Stopping…';
-      }
-      buttons.appendChild(stop);
-    }
-    buttons.append(
-      button('TensorBoard', 'rlwb-tensorboard', () => this.actions.openTensorBoard(run)),
-      button('Graph', 'rlwb-graph-button', () => this.actions.openGraph(run)),
-      button('Folder', 'rlwb-folder', () => this.actions.openFolder(run))
-    );
-    card.appendChild(buttons);
-    return card;
+    return items.sort((a, b) => b[0] - a[0]).map(([, make]) => make());
+  }
+
+  private showSelection(): void {
+    const count = this.context.selected.size;
+    this.chosen.textContent = count ? `${count} run(s) selected` : 'Tick runs to compare them';
+    this.compare.disabled = count < 2;
   }
 
   private clusterTable(cluster: { address: string; runs: IClusterRow[]; error: string | null }): HTMLElement[] {
@@ -150,27 +119,4 @@ export class RunsPanel extends Widget {
     }
     return [header, table];
   }
-}
-
-function element(tag: string, className: string, text?: string): HTMLElement {
-  const node = document.createElement(tag);
-  if (className) {
-    node.className = className;
-  }
-  if (text !== undefined) {
-    node.textContent = text;
-  }
-  return node;
-}
-
-function button(label: string, className: string, onClick: () => Promise<void>): HTMLButtonElement {
-  const node = document.createElement('button');
-  node.className = `jp-Button rlwb-button ${className}`;
-  node.textContent = label;
-  node.addEventListener('click', () => void onClick());
-  return node;
-}
-
-function clock(seconds: number): string {
-  return new Date(seconds * 1000).toLocaleTimeString();
 }
