@@ -1,6 +1,9 @@
 // What every browser driver here shares: one page in Debian's headless Chromium (playwright-core, no bundled
 // browser) with its console errors collected into `result`, the driver's `run(page)` whose exception becomes
-// `result.fatal` (exit code 2), then `after(page, exitCode)` (screenshots), and the result as one JSON line.
+// `result.fatal` (exit code 2), then `after(page, exitCode)` (screenshots), and the result as one JSON line; and
+// two helpers: `poll` (read the page until a condition holds) and `shot` (a screenshot, its folder made).
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { chromium } from 'playwright-core';
 
 export async function drivePage(cfg, result, started, run, after) {
@@ -24,4 +27,23 @@ export async function drivePage(cfg, result, started, run, after) {
   result.seconds = Number(((Date.now() - started) / 1000).toFixed(1));
   process.stdout.write(`${JSON.stringify(result)}\n`);
   process.exit(exitCode);
+}
+
+/** Evaluates `read(arg)` in the page every `everyMs` until `until(value)` or `timeoutMs`: `{ value, ok }`. */
+export async function poll(page, read, until, timeoutMs, everyMs = 300, arg = undefined) {
+  const deadline = Date.now() + timeoutMs;
+  let value = await page.evaluate(read, arg);
+  while (!until(value) && Date.now() < deadline) {
+    await page.waitForTimeout(everyMs);
+    value = await page.evaluate(read, arg);
+  }
+  return { value, ok: until(value) };
+}
+
+/** A screenshot of the page at `path` (after half a second for the last paint); returns `path`. */
+export async function shot(page, path) {
+  mkdirSync(dirname(path), { recursive: true });
+  await page.waitForTimeout(500);
+  await page.screenshot({ path });
+  return path;
 }

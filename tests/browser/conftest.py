@@ -95,6 +95,7 @@ class JupyterLab:
     token: str
     root_dir: Path
     log_path: Path
+    runs_dir: Path  #: where its kernels publish run records and its server reads them (RLWORKBENCH_RUNS_DIR)
 
     @property
     def base_url(self) -> str:
@@ -157,7 +158,7 @@ def jupyter_lab(browser_tools: BrowserTools, tmp_path_factory: pytest.TempPathFa
     _write_lab_settings(base / "user-settings")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     lab = JupyterLab(port=_free_port(), token=secrets.token_hex(16), root_dir=root_dir,
-                     log_path=ARTIFACTS / "jupyter-server.log")
+                     log_path=ARTIFACTS / "jupyter-server.log", runs_dir=base / "runs")
     env = {
         **os.environ,
         "JUPYTER_CONFIG_DIR": str(base / "config"),
@@ -166,7 +167,7 @@ def jupyter_lab(browser_tools: BrowserTools, tmp_path_factory: pytest.TempPathFa
         "OMP_NUM_THREADS": "1",
         "TF_CPP_MIN_LOG_LEVEL": "2",
         "PYDEVD_DISABLE_FILE_VALIDATION": "1",
-        "RLWORKBENCH_RUNS_DIR": str(base / "runs"),  # kernels publish run records where the server reads them
+        "RLWORKBENCH_RUNS_DIR": str(lab.runs_dir),  # kernels publish run records where the server reads them
     }
     env.pop("RLWORKBENCH_CLUSTER_ADDRESS", None)
     command = [
@@ -198,23 +199,35 @@ def jupyter_lab(browser_tools: BrowserTools, tmp_path_factory: pytest.TempPathFa
 
 
 @pytest.fixture(scope="session")
-def drive_notebook(browser_tools: BrowserTools, jupyter_lab: JupyterLab):
+def drive_notebook(jupyter_lab: JupyterLab, run_driver):
     """Returns `drive(relative_path, name, **overrides) -> result`: runs drive_notebook.mjs on a served notebook."""
 
     def drive(relative_path: str, name: str, **overrides: Any) -> dict[str, Any]:
         config = json.loads(CHECKS.read_text())
         for key, value in overrides.items():  # dict-valued overrides (timeouts_ms, selectors ...) merge key by key
             config[key] = {**config[key], **value} if isinstance(value, dict) and key in config else value
-        config.update(url=jupyter_lab.lab_url(relative_path, name), screenshot=str(ARTIFACTS / f"{name}.png"),
-                      chromium=browser_tools.chromium)
-        config_path = ARTIFACTS / f"{name}.config.json"
-        config_path.write_text(json.dumps(config, indent=1))
+        config.update(url=jupyter_lab.lab_url(relative_path, name), screenshot=str(ARTIFACTS / f"{name}.png"))
         budget = sum(config["timeouts_ms"].values()) / 1000 + 60
-        done = subprocess.run([browser_tools.node, str(DRIVER), str(config_path)], cwd=HERE, capture_output=True,
-                              text=True, timeout=budget, check=False)
-        lines = done.stdout.strip().splitlines()
+        return run_driver(DRIVER.name, name, config, budget)
+
+    return drive
+
+
+@pytest.fixture(scope="session")
+def run_driver(browser_tools: BrowserTools, jupyter_lab: JupyterLab):
+    """Returns ``run(script, name, config, timeout) -> result``: the node driver ``script`` (in this folder) on
+    ``config`` plus the chromium to use, written to ``<name>.config.json`` in the artifacts; the JSON line it
+    printed (also ``<name>.result.json``) with ``driver_log``, the tail of its stderr. A driver that printed no
+    result fails the test with its output and the server's log."""
+
+    def run(script: str, name: str, config: dict[str, Any], timeout: float) -> dict[str, Any]:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        config_path = ARTIFACTS / f"{name}.config.json"
+        config_path.write_text(json.dumps({**config, "chromium": browser_tools.chromium}, indent=1))
+        done = subprocess.run([browser_tools.node, str(HERE / script), str(config_path)], cwd=HERE,
+                              capture_output=True, text=True, timeout=timeout, check=False)
         try:
-            result = json.loads(lines[-1])
+            result = json.loads(done.stdout.strip().splitlines()[-1])
         except (IndexError, json.JSONDecodeError):
             pytest.fail(f"driver exited {done.returncode} without a result:\n{done.stdout[-2000:]}\n"
                         f"{done.stderr[-4000:]}\nserver log:\n{jupyter_lab.log_tail()}", pytrace=False)
@@ -222,4 +235,4 @@ def drive_notebook(browser_tools: BrowserTools, jupyter_lab: JupyterLab):
         (ARTIFACTS / f"{name}.result.json").write_text(json.dumps(result, indent=1))
         return result
 
-    return drive
+    return run

@@ -6,9 +6,8 @@
 //
 // Usage: node drive_lab_extension.mjs CONFIG.json (url, notebook, config_file, screenshots, chromium, timeouts_ms)
 // Prints one JSON object on stdout: what was seen, and `problems`.
-import { readFileSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { drivePage } from './browser_session.mjs';
+import { readFileSync } from 'node:fs';
+import { drivePage, poll, shot } from './browser_session.mjs';
 
 const cfg = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const result = { problems: [], console_errors: [], short_run: [], long_run: [], timings_s: {} };
@@ -30,23 +29,6 @@ function cards() {
 
 function notebookText() {
   return [...document.querySelectorAll('.jp-NotebookPanel .jp-OutputArea-output')].map((e) => e.innerText).join('\n');
-}
-
-async function poll(page, read, until, timeoutMs, everyMs = 300) {
-  const deadline = Date.now() + timeoutMs;
-  let value = await page.evaluate(read);
-  while (!until(value) && Date.now() < deadline) {
-    await page.waitForTimeout(everyMs);
-    value = await page.evaluate(read);
-  }
-  return { value, ok: until(value) };
-}
-
-async function shot(page, path) {
-  mkdirSync(dirname(path), { recursive: true });
-  await page.waitForTimeout(500);
-  await page.screenshot({ path });
-  return path;
 }
 
 async function run(page) {

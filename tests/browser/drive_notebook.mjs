@@ -7,7 +7,7 @@
 // end (problems or not), 2 when the browser could not be driven at all (the JSON then has `fatal`).
 import { readFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { drivePage } from './browser_session.mjs';
+import { drivePage, poll } from './browser_session.mjs';
 
 const cfg = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const result = { problems: [], console_errors: [], timings_s: {} };
@@ -69,14 +69,10 @@ function widgetState(spec) {
   return { required, forbidden: spec.forbid_text.filter((t) => text.includes(t)) };
 }
 
+// browser_session's poll, every 500 ms unless told: { state, ok }.
 async function waitFor(page, fn, arg, done, timeoutMs, pollMs = 500) {
-  const deadline = Date.now() + timeoutMs;
-  let state = await page.evaluate(fn, arg);
-  while (!done(state) && Date.now() < deadline) {
-    await page.waitForTimeout(pollMs);
-    state = await page.evaluate(fn, arg);
-  }
-  return { state, ok: done(state) };
+  const { value, ok } = await poll(page, fn, done, timeoutMs, pollMs, arg);
+  return { state: value, ok };
 }
 
 async function interact(page, step, watch, timeoutMs) {

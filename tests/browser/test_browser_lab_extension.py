@@ -6,7 +6,6 @@ viewer, whose clusters are clickable. Screenshots: test-artifacts/browser/lab-*.
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import nbformat
@@ -31,7 +30,7 @@ CELLS = [
 
 @pytest.mark.browser
 @pytest.mark.timeout(600)
-def test_runs_panel_and_graph_viewer(browser_tools, jupyter_lab):
+def test_runs_panel_and_graph_viewer(jupyter_lab, run_driver):
     if not INSTALLED.is_file():
         pytest.fail("the extension is not installed in .venv: run scripts/lab_extension.sh (the bootstrap does)",
                     pytrace=False)
@@ -42,7 +41,7 @@ def test_runs_panel_and_graph_viewer(browser_tools, jupyter_lab):
     (jupyter_lab.root_dir / "dqn_cartpole.json").write_text(json.dumps(builtin_config("dqn_cartpole")))
     config = {
         "url": jupyter_lab.lab_url("lab_runs.ipynb", "lab-extension"), "config_file": "dqn_cartpole.json",
-        "chromium": browser_tools.chromium, "viewport": {"width": 1400, "height": 900},
+        "viewport": {"width": 1400, "height": 900},
         "chromium_args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
         "screenshots": {"panel": str(ARTIFACTS / "lab-runs-panel.png"),
                         "graph": str(ARTIFACTS / "lab-graph-viewer.png"),
@@ -50,18 +49,8 @@ def test_runs_panel_and_graph_viewer(browser_tools, jupyter_lab):
         "timeouts_ms": {"load": 60000, "kernel": 90000, "render": 30000, "short_run": 120000, "long_run": 120000,
                         "graph": 90000},
     }
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    config_path = ARTIFACTS / "lab-extension.config.json"
-    config_path.write_text(json.dumps(config, indent=1))
-    done = subprocess.run([browser_tools.node, str(HERE / "drive_lab_extension.mjs"), str(config_path)], cwd=HERE,
-                          capture_output=True, text=True, timeout=540, check=False)
-    try:
-        result = json.loads(done.stdout.strip().splitlines()[-1])
-    except (IndexError, json.JSONDecodeError):
-        pytest.fail(f"driver exited {done.returncode} without a result:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
-                    f"\nserver log:\n{jupyter_lab.log_tail()}", pytrace=False)
-    (ARTIFACTS / "lab-extension.result.json").write_text(json.dumps(result, indent=1))
-    report = f"{result['problems']}\n{done.stderr[-3000:]}\n(result JSON and screenshots in {ARTIFACTS})"
+    result = run_driver("drive_lab_extension.mjs", "lab-extension", config, 540)
+    report = f"{result['problems']}\n{result['driver_log']}\n(result JSON and screenshots in {ARTIFACTS})"
     assert not result["problems"] and result["panel_opened"], report
     short = result["short_run"]
     assert short and short[-1]["state"] == "finished" and short[-1]["value"] == short[-1]["max"] == 8000, report
