@@ -200,3 +200,22 @@ class LiveView:
         self._closed.set()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(5)
+
+
+def show_figures_as_png() -> None:
+    """Lets IPython show a pyplot-free matplotlib Figure as a PNG when it is a cell's value (matplotlib's inline
+    backend does this only once pyplot is imported)."""
+    try:
+        from IPython import get_ipython
+        from IPython.core.pylabtools import print_figure
+        from matplotlib.figure import Figure
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+    formatter = shell.display_formatter.formatters["image/png"]
+    try:
+        formatter.lookup_by_type(Figure)
+    except KeyError:
+        formatter.for_type(Figure, lambda figure: print_figure(figure, "png", bbox_inches="tight"))

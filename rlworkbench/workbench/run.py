@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from rlworkbench.errors import CheckpointError, ConfigError
+from rlworkbench.workbench.live_plot import show_figures_as_png
 from rlworkbench.workbench.run_records import Heartbeat
 from rlworkbench.workbench.run_spec import RunSpec
 from rlworkbench.workbench.targets.base import RUNNING, STARTING, Execution
@@ -140,7 +141,7 @@ class Run:
         snapshot = self.execution.snapshot()
         options.setdefault("title", self.logdir.name)
         figure = plot_metrics(snapshot.episodes, snapshot.updates, **options)
-        _show_figures_as_png()
+        show_figures_as_png()
         return figure
 
     # ----- control ---------------------------------------------------------------------------------------------
@@ -276,22 +277,3 @@ def _in_kernel() -> bool:
         return False
     shell = get_ipython()
     return shell is not None and getattr(shell, "kernel", None) is not None
-
-
-def _show_figures_as_png() -> None:
-    """Lets IPython show a pyplot-free matplotlib Figure as a PNG when it is a cell's value (matplotlib's inline
-    backend does this only once pyplot is imported)."""
-    try:
-        from IPython import get_ipython
-        from IPython.core.pylabtools import print_figure
-        from matplotlib.figure import Figure
-    except ImportError:
-        return
-    shell = get_ipython()
-    if shell is None:
-        return
-    formatter = shell.display_formatter.formatters["image/png"]
-    try:
-        formatter.lookup_by_type(Figure)
-    except KeyError:
-        formatter.for_type(Figure, lambda figure: print_figure(figure, "png", bbox_inches="tight"))

@@ -19,7 +19,8 @@ PARAMETERS = {"train_dqn_cartpole.ipynb": {"TIMESTEPS": 3000, "LIVE_SECONDS": 4}
               "graph_builder.ipynb": {"TIMESTEPS": 1500},
               "multi_device.ipynb": {"TIMESTEPS": 2000},
               "distributed.ipynb": {"TIMESTEPS": 3000, "IMPALA_TIMESTEPS": 6000},
-              "cluster.ipynb": {"TIMESTEPS": 10**7, "EPISODES_TO_WATCH": 5}}
+              "cluster.ipynb": {"TIMESTEPS": 10**7, "EPISODES_TO_WATCH": 5},
+              "experiments.ipynb": {"BUDGET": 1500, "COMPARE_BUDGET": 1500}}
 WIDGET = "application/vnd.jupyter.widget-view+json"
 
 
@@ -142,3 +143,18 @@ def test_graph_builder(tmp_path):
     assert mime_outputs(notebook, WIDGET)  # the builder, the run's live view
     assert json.loads((tmp_path / "dqn_from_builder.json").read_text())["policy"]["dueling"] is True
     assert list((tmp_path / "runs").glob("*/checkpoints/final"))
+
+
+def test_experiments(tmp_path):
+    notebook = executed(NOTEBOOKS / "experiments.ipynb", tmp_path)
+    assert not errors(notebook)
+    text = json.dumps(notebook.cells)
+    assert "optimizer/learning_rate" in text and "value out of range" in text and "target/sync_intervall" in text
+    assert mime_outputs(notebook, WIDGET)  # the experiment's live view
+    tables = mime_outputs(notebook, "text/html")
+    assert any("best_return" in table and "target/sync_interval" in table for table in tables)  # trials
+    assert any("iqm_low" in table and "optimality_gap_high" in table for table in tables)  # the IQM table
+    assert any("overlap" in table and "verdict" in table for table in tables)  # the pairs
+    assert mime_outputs(notebook, "image/png")  # the comparison's figure: intervals and profiles
+    assert len(list((tmp_path / "runs" / "asha-lr-sync" / "trials").glob("*/seed_*/checkpoints/final"))) == 8
+    assert len(list((tmp_path / "runs" / "dueling-or-not" / "trials").glob("*/seed_*/checkpoints/final"))) == 6

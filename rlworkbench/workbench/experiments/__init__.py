@@ -7,7 +7,8 @@ estimates (IQM, mean, median, optimality gap with stratified bootstrap confidenc
 profiles; computed by ``rliable``). Importing this package imports neither Ray nor rliable.
 """
 
+from rlworkbench.workbench.experiments.compare import Comparison, compare
 from rlworkbench.workbench.experiments.experiment import Experiment
 from rlworkbench.workbench.experiments.sweep import sweep
 
-__all__ = ["Experiment", "sweep"]
+__all__ = ["Comparison", "Experiment", "compare", "sweep"]

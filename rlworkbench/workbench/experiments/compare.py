@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from rlworkbench.errors import ConfigError
+from rlworkbench.workbench.live_plot import show_figures_as_png
 
 METRICS = ("iqm", "mean", "median", "optimality_gap")
 
@@ -127,6 +128,7 @@ def compare(runs: Any, metric: str = "return", by: str | Callable[[RunScores], s
                               "low": profile_bands[label][0][i], "high": profile_bands[label][1][i]}
                              for label in scores for i, tau in enumerate(taus_array)])
     figure = draw_comparison(table, profiles, curves, gamma is not None)
+    show_figures_as_png()  # comparison.figure as a cell's value: drawn, though pyplot was never imported
     return Comparison(table, pairs, config_diff(groups), profiles, curves, scores, envs, figure, notes)
 
 
