@@ -208,13 +208,9 @@ class Run:
         free (or the given) port at the first call and reuses it; :meth:`close` stops it."""
         from IPython.display import IFrame
 
-        from rlworkbench.workbench.run_tensorboard import TensorBoardServer
+        from rlworkbench.workbench.run_tensorboard import served
 
-        if self._tensorboard is None or not self._tensorboard.running or \
-                (port is not None and port != self._tensorboard.port):
-            if self._tensorboard is not None:
-                self._tensorboard.stop()
-            self._tensorboard = TensorBoardServer(self.logdir, port=port).start()
+        self._tensorboard = served(self._tensorboard, self.logdir, port)
         return IFrame(self._tensorboard.url, width="100%", height=height)
 
     @property

@@ -121,3 +121,13 @@ def free_port(host: str = "127.0.0.1") -> int:
 def _stop_servers() -> None:
     for server in list(_LIVE):
         server.stop()
+
+
+def served(current: TensorBoardServer | None, logdir: str | Path, port: int | None = None) -> TensorBoardServer:
+    """``current`` if it still serves (on ``port``, when given), else a new server on ``logdir``, started (the old
+    one stopped)."""
+    if current is not None and current.running and (port is None or port == current.port):
+        return current
+    if current is not None:
+        current.stop()
+    return TensorBoardServer(logdir, port=port).start()

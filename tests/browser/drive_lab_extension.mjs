@@ -50,6 +50,8 @@ async function run(page) {
   await page.waitForSelector('#rlworkbench-runs:not(.lm-mod-hidden)', { timeout: t.render });
   result.panel_opened = true;
 
+  // Runs of other tests may be listed already (the server reads the session's runs directory): only new cards count.
+  const before = new Set((await page.evaluate(cards)).map((c) => c.id));
   // Not awaited: the command's promise settles only when the last cell has run (it waits for the Stop below).
   await page.evaluate(() => { void window.jupyterapp.commands.execute('notebook:run-all-cells'); });
   log('cells started');
@@ -57,7 +59,7 @@ async function run(page) {
   let shortId = null;
   const deadline = Date.now() + t.short_run;
   while (Date.now() < deadline) {
-    const now = await page.evaluate(cards);
+    const now = (await page.evaluate(cards)).filter((c) => !before.has(c.id));
     const short = shortId ? now.find((c) => c.id === shortId) : now[now.length - 1];
     if (short) {
       shortId = short.id;
@@ -72,10 +74,11 @@ async function run(page) {
   mark('short_run_seen');
 
   // The long run: Stop pressed in the panel; the notebook's cell waits for run.state to say so.
-  const running = await poll(page, cards, (now) => now.some((c) => c.id !== shortId && c.state === 'running' && c.stop),
+  const running = await poll(page, cards, (now) => now.some((c) => c.id !== shortId && !before.has(c.id) &&
+    c.state === 'running' && c.stop),
     t.long_run);
   if (!running.ok) throw new Error(`the long run never showed as running with a Stop button: ${JSON.stringify(running.value)}`);
-  const longId = running.value.find((c) => c.id !== shortId).id;
+  const longId = running.value.find((c) => c.id !== shortId && !before.has(c.id) && c.state === 'running').id;
   result.long_run.push(running.value.find((c) => c.id === longId));
   await shot(page, cfg.screenshots.panel);
   await page.locator(`#rlworkbench-runs .rlwb-run[data-run-id="${longId}"] .rlwb-stop`).click();

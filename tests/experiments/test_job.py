@@ -9,6 +9,7 @@ from experiment_helpers import small_dqn, wait_until
 from ray import tune
 
 from rlworkbench.errors import ClusterError
+from rlworkbench.workbench import list_runs
 from rlworkbench.workbench.experiments import Experiment, sweep
 from rlworkbench.workbench.run_records import read_records
 
@@ -24,6 +25,10 @@ def test_a_sweep_runs_as_a_ray_job_followed_stopped_and_attached_again(ray_head,
     record = wait_until(lambda: next((r for r in read_records() if r.get("kind") == "experiment"
                                       and r["name"] == "on-cluster"), None), 10, "the experiment's record")
     assert record["submission_id"] == experiment.source.submission_id and record["address"] == ray_head.address
+    listed = list_runs(ray_head.address, auth_token=ray_head.auth_token)
+    row = listed[listed["submission_id"] == experiment.source.submission_id].iloc[0]
+    assert row["target"] == "sweep" and row["env"] == "CartPole-v1" and row["state"] == "running"
+    assert 0 < row["timesteps"] < row["total_timesteps"] == 2 * 200_000
     experiment.stop(timeout=180)
     assert experiment.state == "stopped" and set(experiment.trials["state"]) == {"stopped"}
     runs = experiment.runs()

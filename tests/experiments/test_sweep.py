@@ -110,6 +110,26 @@ def test_the_live_widget_shows_a_sorted_table_and_the_curves(asha):
     assert "text/plain" in bundle and "asha" in bundle["text/plain"]
 
 
+def test_tensorboard_sees_every_trial_run(asha):
+    experiment, _, _ = asha
+    frame = experiment.tensorboard()
+    try:
+        runs = wait_until(lambda: _json(frame.src + "data/runs"), 60, "TensorBoard's run list")
+        assert {f"{trial}/seed_{seed}" for trial in experiment.trials["trial"] for seed in (0, 1)} <= set(runs)
+    finally:
+        experiment._tensorboard.stop()
+
+
+def _json(url: str):
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return json.loads(response.read())
+    except OSError:
+        return None
+
+
 def test_stop_stops_every_trial_and_keeps_their_final_checkpoints(ray_session, tmp_path):
     experiment = sweep(small_dqn(), space={"optimizer/learning_rate": tune.choice([1e-3, 2e-3, 3e-3])}, seeds=1,
                        trials=1, budget=200_000, report_every=300, env="CartPole-v1", logdir=tmp_path, name="halt")

@@ -20,7 +20,7 @@ PARAMETERS = {"train_dqn_cartpole.ipynb": {"TIMESTEPS": 3000, "LIVE_SECONDS": 4}
               "multi_device.ipynb": {"TIMESTEPS": 2000},
               "distributed.ipynb": {"TIMESTEPS": 3000, "IMPALA_TIMESTEPS": 6000},
               "cluster.ipynb": {"TIMESTEPS": 10**7, "EPISODES_TO_WATCH": 5},
-              "experiments.ipynb": {"BUDGET": 1500, "COMPARE_BUDGET": 1500}}
+              "experiments.ipynb": {"BUDGET": 800, "COMPARE_BUDGET": 600}}
 WIDGET = "application/vnd.jupyter.widget-view+json"
 
 

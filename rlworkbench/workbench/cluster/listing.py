@@ -16,7 +16,8 @@ COLUMNS = ["submission_id", "config", "env", "target", "workers", "state", "time
 def list_runs(address: str, auth_token: str | None = None) -> pd.DataFrame:
     """One row per rlworkbench job on the cluster at ``address``, newest first: its id (for ``Run.attach``),
     config name, env, target, workers, state, timesteps done (from its last record) of the total, the mean
-    return of its last episodes, and when it started and ended (UTC)."""
+    return of its last episodes, and when it started and ended (UTC). A sweep's job (target ``sweep``) counts the
+    env steps of all its trials of their budgets, and its return is the best trial's (``Experiment.attach``)."""
     from rlworkbench.workbench.cluster.submission import METADATA_KEY
 
     client = connect(address, auth_token)
@@ -24,6 +25,13 @@ def list_runs(address: str, auth_token: str | None = None) -> pd.DataFrame:
     for job in client.list_jobs():
         metadata = job.metadata or {}
         if METADATA_KEY not in metadata or not job.submission_id:
+            continue
+        if metadata.get("kind") == "experiment":  # a sweep: one job, many runs
+            from rlworkbench.workbench.experiments.job import listing_row
+
+            rows.append({**listing_row(client, job.submission_id, metadata),
+                         "state": RAY_STATES.get(str(job.status.value), str(job.status.value).lower()),
+                         "started": _time(job.start_time), "ended": _time(job.end_time)})
             continue
         timesteps, recent = _progress(client, job.submission_id)
         rows.append({"submission_id": job.submission_id, "config": metadata.get("name"), "env": metadata.get("env"),

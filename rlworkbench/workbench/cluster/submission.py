@@ -167,3 +167,19 @@ def _version() -> str:
         return version("rlworkbench")
     except PackageNotFoundError:  # run from a checkout that is not installed
         return "unknown"
+
+
+AGENT_WAIT_SECONDS = 60.0  #: how long a submission waits for a head whose job agent is not ready yet
+
+
+def submit_when_ready(client: Any, wait: float = AGENT_WAIT_SECONDS, **job: Any) -> str:
+    """``client.submit_job(**job)``, tried again for up to ``wait`` s while the head answers that no job agent is
+    available (a head just started, or too busy to register its agent): that refusal is transient."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            return client.submit_job(**job)
+        except Exception as error:
+            if "No available agent" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(1.0)

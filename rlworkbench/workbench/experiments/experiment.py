@@ -45,6 +45,7 @@ class Experiment:
         self._view: Any = None
         self._seen_orphan_at: float | None = None
         self.heartbeat: Any = None  #: publishes the experiment's record (see :meth:`publish`)
+        self._tensorboard: Any = None
 
     # ----- starting and finding ---------------------------------------------------------------------------------
     @classmethod
@@ -54,6 +55,13 @@ class Experiment:
         experiment = cls(plan)
         experiment._run_driver(make_tuner)
         experiment.source.start()
+        return experiment.publish()
+
+    @classmethod
+    def follow(cls, plan: ExperimentPlan, source: Any) -> Experiment:
+        """An experiment whose driver runs elsewhere (a cluster job), its records read from ``source``."""
+        experiment = cls(plan, source)
+        source.start(experiment.book)
         return experiment.publish()
 
     def publish(self) -> Experiment:
@@ -93,9 +101,10 @@ class Experiment:
         runs in this process; else one that reads its records (and follows them while its driver runs elsewhere).
         With ``address``, the cluster job that runs it (``name`` is the experiment's name)."""
         if address is not None:
-            from rlworkbench.workbench.experiments.job import attach_job
+            from rlworkbench.workbench.experiments.job import find_job
 
-            return attach_job(str(name), address, auth_token=auth_token, logdir=logdir)
+            source, plan = find_job(str(name), address, auth_token=auth_token)
+            return cls.follow(plan, source)
         directory = Path(name) if Path(name).is_dir() and (Path(name) / "experiment.json").exists() \
             else Path(logdir) / str(name)
         live = _LIVE.get(str(directory.resolve()))
@@ -266,8 +275,20 @@ class Experiment:
         self.source.start()
         return self.publish()
 
+    def tensorboard(self, port: int | None = None, height: int = 800) -> Any:
+        """TensorBoard on the experiment's directory — every trial's run, named ``trials/<trial>/seed_<s>`` —
+        embedded (an ``IPython.display.IFrame``); the server is started once and reused, :meth:`close` stops it."""
+        from IPython.display import IFrame
+
+        from rlworkbench.workbench.run_tensorboard import served
+
+        self._tensorboard = served(self._tensorboard, self.directory / "trials", port)
+        return IFrame(self._tensorboard.url, width="100%", height=height)
+
     def close(self) -> None:
-        """Stops following (the driver and its trials go on)."""
+        """Stops following (the driver and its trials go on) and the TensorBoard server."""
+        if self._tensorboard is not None:
+            self._tensorboard.stop()
         self.source.close()
         if self.heartbeat is not None:
             self.heartbeat.close()

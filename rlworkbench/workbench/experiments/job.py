@@ -32,9 +32,9 @@ def submission_id(name: str) -> str:
 
 
 def submit_job(plan: Any, space: dict[str, Any], auth_token: str | None = None, runtime_env: dict | None = None,
-               ship_code: bool = True, stop_grace: float = 60.0, cluster_logdir: str | None = None) -> Any:
-    """Submits the sweep ``plan`` over ``space`` to the cluster at ``plan.options["address"]`` and returns the
-    followed :class:`~.experiment.Experiment`."""
+               ship_code: bool = True, stop_grace: float = 60.0, cluster_logdir: str | None = None) -> JobSource:
+    """Submits the sweep ``plan`` over ``space`` to the cluster at ``plan.options["address"]``; the job's
+    :class:`JobSource` (``Experiment.follow`` reads it)."""
     from rlworkbench.workbench.cluster.connection import connect
     from rlworkbench.workbench.cluster.job_package import package_name, write_job_package
     from rlworkbench.workbench.cluster.submission import (
@@ -44,6 +44,7 @@ def submit_job(plan: Any, space: dict[str, Any], auth_token: str | None = None, 
         Submission,
         _version,
         job_runtime_env,
+        submit_when_ready,
     )
     from rlworkbench.workbench.experiments.search_space import encode_space
 
@@ -72,19 +73,20 @@ def submit_job(plan: Any, space: dict[str, Any], auth_token: str | None = None, 
         environment = job_runtime_env(submission, package)
         environment["env_vars"].update(RLWORKBENCH_EXPERIMENT_JOB="1", RLWORKBENCH_SUBMISSION_ID=job_id)
         try:
-            client.submit_job(entrypoint=f"python -m rlworkbench.workbench.experiments.job {package_name(job_id)}",
-                              submission_id=job_id, runtime_env=environment, metadata=metadata)
+            submit_when_ready(client, entrypoint=f"python -m rlworkbench.workbench.experiments.job "
+                              f"{package_name(job_id)}", submission_id=job_id, runtime_env=environment,
+                              metadata=metadata)
         except Exception as error:
             raise ClusterError(f"the cluster refused the sweep's job: {error}", argument="address",
                                expected="a job Ray accepts", got=job_id) from error
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    return _follow(client, job_id, address, plan)
+    return JobSource(client, job_id, address)
 
 
-def attach_job(name: str, address: str, auth_token: str | None = None, logdir: Any = None) -> Any:
-    """The experiment ``name`` that runs (or ran) as a job on the cluster at ``address``, followed from its first
-    record."""
+def find_job(name: str, address: str, auth_token: str | None = None) -> tuple[JobSource, Any]:
+    """The job of the experiment ``name`` on the cluster at ``address`` (it runs, or ran): its source, to be
+    followed from its first record, and its plan."""
     from rlworkbench.workbench.cluster.connection import connect
     from rlworkbench.workbench.experiments.plan import ExperimentPlan
 
@@ -99,16 +101,28 @@ def attach_job(name: str, address: str, auth_token: str | None = None, logdir: A
     if metadata.get("kind") != METADATA_KIND:
         raise ClusterError("this job is not an rlworkbench sweep", argument="name", expected="a sweep's name",
                            got=name)
-    return _follow(client, job_id, address, ExperimentPlan(**json.loads(metadata["plan"])))
+    return JobSource(client, job_id, address), ExperimentPlan(**json.loads(metadata["plan"]))
 
 
-def _follow(client: Any, job_id: str, address: str, plan: Any) -> Any:
-    from rlworkbench.workbench.experiments.experiment import Experiment
+def listing_row(client: Any, job_id: str, metadata: dict[str, Any]) -> dict[str, Any]:
+    """``list_runs``' row of a sweep's job: its trials' env steps of their budgets, the best trial's value."""
+    from rlworkbench.workbench.experiments.records import ExperimentBook, parse_record
 
-    source = JobSource(client, job_id, address)
-    experiment = Experiment(plan, source)
-    source.start(experiment.book)
-    return experiment.publish()
+    plan = json.loads(metadata["plan"])
+    book = ExperimentBook(plan["paths"], plan["seeds"], plan["budget"], plan["metric"], plan["mode"])
+    try:
+        text = client.get_job_logs(job_id)
+    except Exception:
+        text = ""
+    for line in text.splitlines():
+        record = parse_record(line) if line.startswith("rlworkbench-experiment ") else None
+        if record is not None:
+            book.apply(record)
+    best = book.best_trial()
+    return {"submission_id": job_id, "config": metadata.get("name"), "env": plan["settings"].get("env"),
+            "target": "sweep", "workers": 0, "timesteps": sum(int(t["timesteps"] or 0) for t in book.trials.values()),
+            "total_timesteps": plan["budget"] * max(plan["trials"], len(book.trials)),
+            "return": book.trials[best]["last"] if best is not None else float("nan")}
 
 
 class JobSource:

@@ -86,7 +86,7 @@ def sweep(prototype: Any, space: Mapping[str, Any], seeds: int | Sequence[int] =
     if address is not None and re.match(r"https?://", str(address)):
         from rlworkbench.workbench.experiments.job import submit_job
 
-        return submit_job(plan, space, **job_settings)
+        return Experiment.follow(plan, submit_job(plan, space, **job_settings))
     custom_scheduler = None if scheduler is None or isinstance(scheduler, str) else scheduler
     custom_search = None if search is None or isinstance(search, str) else search
     from rlworkbench.workbench.experiments import driver

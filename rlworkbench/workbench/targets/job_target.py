@@ -221,13 +221,13 @@ class JobExecution(Execution):
 def _submit(client: Any, plan: Any) -> None:
     """Writes the job package into a temporary folder, submits the job (Ray uploads the package) and removes it."""
     from rlworkbench.workbench.cluster.job_package import write_job_package
-    from rlworkbench.workbench.cluster.submission import entrypoint, job_runtime_env
+    from rlworkbench.workbench.cluster.submission import entrypoint, job_runtime_env, submit_when_ready
 
     folder = Path(tempfile.mkdtemp(prefix="rlworkbench-submit-"))
     try:
         package = write_job_package(folder, plan.spec, plan.weights)
         try:
-            client.submit_job(entrypoint=entrypoint(plan), submission_id=plan.submission_id,
+            submit_when_ready(client, entrypoint=entrypoint(plan), submission_id=plan.submission_id,
                               runtime_env=job_runtime_env(plan, package), metadata=plan.metadata)
         except Exception as error:
             raise ClusterError(f"the cluster refused the job: {error}", argument="runtime_env",
