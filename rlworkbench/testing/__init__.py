@@ -2,5 +2,6 @@
 
 from rlworkbench.testing.compare import assert_nested_close
 from rlworkbench.testing.component_test import ComponentTest
+from rlworkbench.testing.polling import wait_until
 
-__all__ = ["ComponentTest", "assert_nested_close"]
+__all__ = ["ComponentTest", "assert_nested_close", "wait_until"]

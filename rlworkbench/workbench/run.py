@@ -258,11 +258,17 @@ class Run:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         """In a Jupyter kernel: the live widget; elsewhere: the repr."""
-        if not _in_kernel():
-            return {"text/plain": repr(self)}
-        bundle = dict(self.widget()._repr_mimebundle_())
-        bundle["text/plain"] = repr(self)
-        return bundle
+        return widget_bundle(self)
+
+
+def widget_bundle(subject: Any) -> dict[str, Any]:
+    """What a live object shows as a cell's value: in a Jupyter kernel its ``widget()`` (its repr as the text
+    form), elsewhere its repr."""
+    if not _in_kernel():
+        return {"text/plain": repr(subject)}
+    bundle = dict(subject.widget()._repr_mimebundle_())
+    bundle["text/plain"] = repr(subject)
+    return bundle
 
 
 def _in_kernel() -> bool:

@@ -4,8 +4,6 @@ run directories written by hand, polling."""
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +12,7 @@ import pandas as pd
 
 from rlworkbench.agents.config import builtin_config
 from rlworkbench.execution.metrics import EPISODE_COLUMNS
+from rlworkbench.testing import wait_until  # noqa: F401 (the tests import it from here)
 
 
 def small_dqn() -> dict[str, Any]:
@@ -23,16 +22,6 @@ def small_dqn() -> dict[str, Any]:
     config["memory"]["capacity"] = 5000
     config["update"].update(learning_starts=100, batch_size=16)
     return config
-
-
-def wait_until(condition: Callable[[], Any], timeout: float, what: str) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
 def write_run_dir(path: Path, returns: list[float], config: dict[str, Any], env: str = "CartPole-v1",

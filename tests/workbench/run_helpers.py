@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import time
 import urllib.request
-from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
 
 from rlworkbench.agents.config import builtin_config
+from rlworkbench.testing import wait_until  # noqa: F401 (the tests import it from here)
 
 
 def small_dqn(learning_starts: int = 100) -> dict[str, Any]:
@@ -41,17 +40,6 @@ class CrashingCartPole(gym.Wrapper):
 
 def crashing_cartpole() -> gym.Env:
     return CrashingCartPole(crash_at=251)
-
-
-def wait_until(condition: Callable[[], Any], timeout: float, what: str) -> Any:
-    """Polls ``condition`` every 50 ms until it is truthy; fails the test after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
 def get_json(url: str) -> Any:

@@ -417,17 +417,19 @@ def draw_comparison(table: pd.DataFrame, profiles: pd.DataFrame, curves: pd.Data
     bottom = figure.add_gridspec(2, 2, height_ratios=[height, 3.4], hspace=0.55, wspace=0.2, left=0.06, right=0.98,
                                  top=0.95, bottom=0.08)
     profile_axes = figure.add_subplot(bottom[1, 0])
-    for group in groups:
-        rows = profiles[profiles["group"] == group]
-        profile_axes.plot(rows["tau"], rows["fraction"], color=colors[group], label=group)
-        profile_axes.fill_between(rows["tau"], rows["low"], rows["high"], color=colors[group], alpha=0.2)
+    _bands(profile_axes, profiles, "tau", "fraction", colors)
     profile_axes.set(title="performance profile", xlabel="score τ", ylabel="fraction of runs > τ")
     curve_axes = figure.add_subplot(bottom[1, 1])
-    for group in groups:
-        rows = curves[curves["group"] == group]
-        curve_axes.plot(rows["timesteps"], rows["iqm"], color=colors[group], label=group)
-        curve_axes.fill_between(rows["timesteps"], rows["low"], rows["high"], color=colors[group], alpha=0.2)
+    _bands(curve_axes, curves, "timesteps", "iqm", colors)
     curve_axes.set(title="sample efficiency (IQM)", xlabel="timesteps", ylabel="score")
     curve_axes.legend(fontsize="small", loc="lower right")
     figure.canvas.draw()
     return figure
+
+
+def _bands(axes: Any, frame: pd.DataFrame, x: str, y: str, colors: dict[str, Any]) -> None:
+    """Each group's ``y`` over ``x`` as a line with its ``low``..``high`` band."""
+    for group, color in colors.items():
+        rows = frame[frame["group"] == group]
+        axes.plot(rows[x], rows[y], color=color, label=group)
+        axes.fill_between(rows[x], rows["low"], rows["high"], color=color, alpha=0.2)

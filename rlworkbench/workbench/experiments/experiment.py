@@ -311,13 +311,10 @@ class Experiment:
                 f"best {self.plan.metric}={best:.2f}, directory='{self.directory}')")
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        from rlworkbench.workbench.run import _in_kernel
+        """In a Jupyter kernel: the live widget; elsewhere: the repr."""
+        from rlworkbench.workbench.run import widget_bundle
 
-        if not _in_kernel():
-            return {"text/plain": repr(self)}
-        bundle = dict(self.widget()._repr_mimebundle_())
-        bundle["text/plain"] = repr(self)
-        return bundle
+        return widget_bundle(self)
 
 
 @atexit.register
