@@ -211,6 +211,7 @@ class FileFollower:
     def __init__(self, path: Path, on_record: Callable[[dict[str, Any]], None], interval: float = 0.5):
         self.path, self.on_record, self.interval = Path(path), on_record, float(interval)
         self._offset, self._partial = 0, ""
+        self._reading = threading.Lock()  # the follower thread and a waiting caller may read at once
         self._closed = threading.Event()
         self._thread = threading.Thread(target=self._main, name=f"rlworkbench-records-{self.path.parent.name}",
                                         daemon=True)
@@ -220,20 +221,21 @@ class FileFollower:
         return self
 
     def read_all(self) -> FileFollower:
-        """Reads what the file holds now."""
-        try:
-            with open(self.path, encoding="utf-8") as stream:
-                stream.seek(self._offset)
-                text = stream.read()
-                self._offset = stream.tell()
-        except FileNotFoundError:
-            return self
-        lines = (self._partial + text).split("\n")
-        self._partial = lines.pop()  # a line being written right now
-        for line in lines:
-            record = parse_record(line)
-            if record is not None:
-                self.on_record(record)
+        """Reads what the file holds now (each record once, in order, whichever thread asks)."""
+        with self._reading:
+            try:
+                with open(self.path, encoding="utf-8") as stream:
+                    stream.seek(self._offset)
+                    text = stream.read()
+                    self._offset = stream.tell()
+            except FileNotFoundError:
+                return self
+            lines = (self._partial + text).split("\n")
+            self._partial = lines.pop()  # a line being written right now
+            for line in lines:
+                record = parse_record(line)
+                if record is not None:
+                    self.on_record(record)
         return self
 
     def close(self) -> None:
