@@ -29,6 +29,9 @@ def test_a_sweep_runs_as_a_ray_job_followed_stopped_and_attached_again(ray_head,
     row = listed[listed["submission_id"] == experiment.source.submission_id].iloc[0]
     assert row["target"] == "sweep" and row["env"] == "CartPole-v1" and row["state"] == "running"
     assert 0 < row["timesteps"] < row["total_timesteps"] == 2 * 200_000
+    experiment.widget()  # the same live widget as a sweep here (ipywidgets, nothing printed: ray#16016's case)
+    experiment._view.refresh(force=True)
+    assert len(experiment._view.table.rows) == 2 and bytes(experiment._view.image.value).startswith(b"\x89PNG")
     experiment.stop(timeout=180)
     assert experiment.state == "stopped" and set(experiment.trials["state"]) == {"stopped"}
     runs = experiment.runs()

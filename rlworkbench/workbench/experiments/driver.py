@@ -12,6 +12,7 @@ checkpoints). :func:`restore_tuner` makes the same Tuner go on from Tune's state
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 import os
 from pathlib import Path
@@ -43,6 +44,10 @@ os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")
 # How often Tune saves the experiment's state (which trial checkpoint is newest): a driver that dies loses at most
 # this many seconds of it (Tune's "auto" waits 10 s or more).
 os.environ.setdefault("TUNE_GLOBAL_CHECKPOINT_S", "2")
+# Trials an experiment's stop kept from starting have no result files; Tune's result grid warns of each one at the
+# end of fit(). The experiment's records say which trials ran.
+logging.getLogger("ray.tune.analysis.experiment_analysis").addFilter(
+    lambda record: "Failed to fetch metrics" not in record.getMessage())
 
 
 class Recorder(tune.Callback):
