@@ -2,29 +2,32 @@
 on top of a single ``promote``. CartPole-v1, the shipped ``dqn_cartpole`` agent, 4 envs per run.
 
 Run ``python -m bench.sweep [--trials 8] [--budget 50000] [--report-every 5000] [--methods random asha pbt]
-[--confirm-seeds 3] [--single-repeats 3] [--num-cpus 2] [--out PATH.csv]``.
+[--repeats 3] [--confirm-seeds 3] [--single-repeats 3] [--num-cpus 2] [--out PATH.csv]``.
 
 1. **Search** (``--methods``): each method is one ``sweep()`` of ``--trials`` trials x 1 seed over learning rate
    (loguniform 1e-4 .. 3e-3) x target sync interval (choice 25, 100, 400 updates), each trial at most
    ``--budget`` env steps, reporting every ``--report-every`` steps with the greedy return of 5 evaluation episodes
    (``metric="greedy_return"``) — the same 8-trial budget for all: ``random`` (no scheduler), ``asha``
    (grace period 2 reports, reduction factor 2), ``pbt`` (perturbation every 2 reports, quartiles). Trials run two
-   at a time on the ``--num-cpus`` Ray CPUs (one each). Measured from the experiment's records: ``time_to_475_s``
+   at a time on the ``--num-cpus`` Ray CPUs (one each). Repeat ``r`` of every method draws its trials with
+   ``search_seed=r``, so random search and ASHA try the same configurations in the same order (PBT draws its initial
+   population alike, then perturbs); methods take turns, in reverse order on odd repeats. Measured from the
+   experiment's records: ``time_to_475_s``
    (wall time from the driver's start to the first result whose greedy return reaches 475), ``steps_to_475`` (env
    steps all trials had taken by then) and, per trial, ``first_result_s`` (Tune's trial start to its first result)
    and ``trial_overhead_s`` (that minus the time its runs spent training the first report's steps, from the
    trial's own steady rate: the cost of the actor, the imports and the build). A sweep is stopped once a trial
    reaches 475 (what a researcher would do), so ``wall_s`` is its time to stop.
-2. **Confirmation** (``--confirm-seeds``): the best configuration of each method (the trial that reached 475, else
-   the best last greedy return) runs again with 3 seeds for the full budget; ``compare()`` reports the IQM of their
-   training return (the last 10 episodes) with its stratified bootstrap 95 % interval.
+2. **Confirmation** (``--confirm-seeds``): the best configuration of each method (of its fastest repeat: the trial
+   that reached 475, else the best last greedy return) runs again with 3 seeds for the full budget; ``compare()``
+   reports the IQM of their training return (the last 10 episodes) with its stratified bootstrap 95 % interval.
 3. **Tune's cost** (``--single-repeats``): the same single run (the config's own values, 1 seed, ``--budget``
    steps) through ``promote(to="local")`` and through a 1-trial ``sweep()``, interleaved, wall time from the call to
    the end; ``tune_cost_ratio`` = median sweep / median promote.
 
-Targets: ASHA or PBT reaches 475 in <= 0.6x the wall time of random search; median trial overhead <= 3 s; Tune's
-cost at 1 trial <= 1.1x. One CSV row per measured thing (``kind``: search, trial, confirm, single), written to
-``datasets/benchmarks/sweep.csv`` by default (data card: ``datasets/benchmarks/README.md``).
+Targets: ASHA or PBT reaches 475 in <= 0.6x the wall time of random search (medians over repeats); median trial
+overhead <= 3 s; Tune's cost at 1 trial <= 1.1x. One CSV row per measured thing (``kind``: search, trial, confirm,
+single), written to ``datasets/benchmarks/sweep.csv`` by default (data card: ``datasets/benchmarks/README.md``).
 """
 
 from __future__ import annotations
@@ -37,7 +40,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from bench.common import environment, write_csv
@@ -63,15 +65,17 @@ def read_records(directory: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (directory / "records.jsonl").read_text().splitlines() if line.strip()]
 
 
-def search(method: str, args: argparse.Namespace, logdir: Path) -> tuple[dict[str, Any], list[dict[str, Any]], Any]:
-    """One sweep of ``method``, stopped once a trial's greedy return reaches 475: its row, its trials' rows and
-    the experiment."""
+def search(method: str, repeat: int, args: argparse.Namespace,
+           logdir: Path) -> tuple[dict[str, Any], list[dict[str, Any]], Any]:
+    """One sweep of ``method`` (its trials drawn with ``search_seed=repeat``), stopped once a trial's greedy return
+    reaches 475: its row, its trials' rows and the experiment."""
     from rlworkbench.workbench.experiments import sweep
 
     experiment = sweep("dqn_cartpole", space=space(), seeds=1, trials=args.trials, budget=args.budget,
                        report_every=args.report_every, metric="greedy_return", evaluation_episodes=5,
-                       env="CartPole-v1", num_envs=4, logdir=logdir, name=method, checkpoint_frequency=0
-                       if method != "pbt" else 1, **scheduler_settings(method, args.report_every))
+                       env="CartPole-v1", num_envs=4, logdir=logdir, name=f"{method}-{repeat}", search_seed=repeat,
+                       checkpoint_frequency=0 if method != "pbt" else 1,
+                       **scheduler_settings(method, args.report_every))
     started = time.monotonic()
     while not experiment.done:
         if (experiment.trials.get("greedy_return", pd.Series(dtype=float)) >= SOLVED).any():
@@ -81,7 +85,7 @@ def search(method: str, args: argparse.Namespace, logdir: Path) -> tuple[dict[st
     experiment.wait(timeout=3600, raise_on_failure=False)
     wall = time.monotonic() - started
     records = read_records(experiment.directory)
-    return _search_row(method, records, wall), _trial_rows(method, records), experiment
+    return {**_search_row(method, records, wall), "repeat": repeat}, _trial_rows(method, records), experiment
 
 
 def _search_row(method: str, records: list[dict[str, Any]], wall: float) -> dict[str, Any]:
@@ -178,14 +182,17 @@ def single_runs(args: argparse.Namespace, logdir: Path) -> list[dict[str, Any]]:
 
 
 def summary(frame: pd.DataFrame) -> dict[str, Any]:
-    searches = frame[frame["kind"] == "search"].set_index("method")
-    random_time = searches["time_to_475_s"].get("random", math.nan)
-    best_scheduled = np.nanmin([searches["time_to_475_s"].get(m, math.nan) for m in ("asha", "pbt")] + [math.inf])
+    """Medians over repeats (a repeat that never reached 475 counts as infinitely slow)."""
+    searches = frame[frame["kind"] == "search"]
+    times = searches.assign(time=searches["time_to_475_s"].fillna(math.inf)).groupby("method")["time"].median()
+    random_time = times.get("random", math.nan)
+    best_scheduled = min(times.get("asha", math.inf), times.get("pbt", math.inf))
     trials = frame[frame["kind"] == "trial"]
     singles = frame[frame["kind"] == "single"]
     tune_cost = (singles[singles["method"] == "sweep"]["wall_s"].median()
                  / singles[singles["method"] == "promote"]["wall_s"].median()) if len(singles) else math.nan
-    return {"scheduled_vs_random_time": best_scheduled / random_time if random_time > 0 else math.nan,
+    return {**{f"median_time_to_475_{method}_s": float(value) for method, value in times.items()},
+            "scheduled_vs_random_time": best_scheduled / random_time if 0 < random_time < math.inf else math.nan,
             "median_trial_overhead_s": trials["trial_overhead_s"].median() if len(trials) else math.nan,
             "median_first_result_s": trials["first_result_s"].median() if len(trials) else math.nan,
             "tune_cost_ratio": tune_cost}
@@ -197,6 +204,7 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     parser.add_argument("--budget", type=int, default=50_000)
     parser.add_argument("--report-every", type=int, default=5_000)
     parser.add_argument("--methods", nargs="*", default=["random", "asha", "pbt"], choices=["random", "asha", "pbt"])
+    parser.add_argument("--repeats", type=int, default=3, help="searches per method (search seeds 0, 1, ...)")
     parser.add_argument("--confirm-seeds", type=int, default=3, help="0: no confirmation runs")
     parser.add_argument("--single-repeats", type=int, default=3, help="0: no promote vs 1-trial sweep runs")
     parser.add_argument("--num-cpus", type=int, default=2)
@@ -209,13 +217,18 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     ensure_ray(num_cpus=args.num_cpus)
     logdir = args.logdir or Path(tempfile.mkdtemp(prefix="rlworkbench-bench-sweep-"))
     rows: list[dict[str, Any]] = []
-    for method in args.methods:
-        row, trial_rows, experiment = search(method, args, logdir)
-        rows += [row, *trial_rows]
-        if args.confirm_seeds:
-            rows.append(confirm(method, best_params(experiment), args, logdir))
-        if not args.quiet:
-            print(f"{method}: {row}", flush=True)
+    fastest: dict[str, tuple[float, Any]] = {}  # method -> (time to 475, its experiment)
+    for repeat in range(args.repeats):
+        for method in args.methods if repeat % 2 == 0 else args.methods[::-1]:
+            row, trial_rows, experiment = search(method, repeat, args, logdir)
+            rows += [row, *trial_rows]
+            time_to = row["time_to_475_s"] if not math.isnan(row["time_to_475_s"]) else math.inf
+            if method not in fastest or time_to < fastest[method][0]:
+                fastest[method] = (time_to, experiment)
+            if not args.quiet:
+                print(f"{method} (repeat {repeat}): {row}", flush=True)
+    for method, (_, experiment) in fastest.items() if args.confirm_seeds else ():
+        rows.append(confirm(method, best_params(experiment), args, logdir))
     if args.single_repeats:
         rows += single_runs(args, logdir)
     frame = pd.DataFrame(rows)

@@ -132,3 +132,28 @@ def test_an_existing_experiment_name_is_refused(tmp_path):
     with pytest.raises(ConfigError, match="exists"):
         sweep(small_dqn(), space={"optimizer/learning_rate": 1e-3}, logdir=tmp_path, name="mine")
     assert math.isfinite(1.0)
+
+
+def _drawn(plan, space, samples=3):
+    """The values the plan's search draws for ``space`` (Tune's generator, no trial run)."""
+    from rlworkbench.workbench.experiments.driver import make_search
+
+    generator = make_search(plan, space)
+    generator.add_configurations({"e": {"run": lambda config: None, "config": tune_space(space),
+                                        "num_samples": samples}})
+    values = []
+    while (trial := generator.next_trial()) is not None:
+        values.append(trial.config["optimizer"]["learning_rate"])
+    return values
+
+
+def test_a_search_seed_draws_the_same_trials_again():
+    from rlworkbench.workbench.experiments.plan import ExperimentPlan
+
+    space = {"optimizer/learning_rate": tune.loguniform(1e-4, 1e-2)}
+
+    def plan(seed):
+        return ExperimentPlan(name="x", prototype="dqn", directory="/tmp/x", config=small_dqn(), paths=list(space),
+                              space={}, seeds=[0], budget=100, report_every=100, target="local", settings={},
+                              search_seed=seed)
+    assert _drawn(plan(1), space) == _drawn(plan(1), space) != _drawn(plan(2), space)

@@ -192,14 +192,16 @@ def make_scheduler(plan: ExperimentPlan, space: dict[str, Any]) -> Any:
 
 def make_search(plan: ExperimentPlan, space: dict[str, Any]) -> Any:
     if plan.search is None:
-        return None
+        from ray.tune.search.basic_variant import BasicVariantGenerator
+
+        return BasicVariantGenerator(random_state=plan.search_seed) if plan.search_seed is not None else None
     if plan.search == "optuna":
         from ray.tune.search import ConcurrencyLimiter
         from ray.tune.search.optuna import OptunaSearch
 
         options = dict(plan.options.get("search") or {})
         limit = options.pop("max_concurrent", None)
-        searcher = OptunaSearch(seed=plan.seeds[0], **options)
+        searcher = OptunaSearch(seed=plan.search_seed if plan.search_seed is not None else plan.seeds[0], **options)
         return ConcurrencyLimiter(searcher, max_concurrent=limit) if limit else searcher
     raise ConfigError("unknown search", argument="search", expected="None, 'optuna' or a Tune searcher",
                       got=repr(plan.search))

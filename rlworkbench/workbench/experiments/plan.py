@@ -46,6 +46,7 @@ class ExperimentPlan:
     trials: int = 1                     #: configurations sampled (times each grid point)
     scheduler: str | None = None        #: None (run every trial to the end), asha or pbt
     search: str | None = None           #: None (random / grid) or optuna
+    search_seed: int | None = None      #: seeds the values drawn (random search, Optuna): the same trials again
     checkpoint_frequency: int = 1       #: results between a trial's checkpoints (what resume and PBT go on from)
     trial_cpus: float = 1.0
     trial_gpus: float = 0.0

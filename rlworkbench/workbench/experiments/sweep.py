@@ -40,7 +40,8 @@ def sweep(prototype: Any, space: Mapping[str, Any], seeds: int | Sequence[int] =
           scheduler: Any = None, search: Any = None, metric: str = "return", budget: int = 10_000,
           target: str = "local", address: str | None = None, name: str | None = None, logdir: str | Path = "runs",
           report_every: int | None = None, window: int = 10, evaluation_episodes: int | None = None,
-          checkpoint_frequency: int = 1, trial_cpus: float = 1.0, trial_gpus: float = 0.0,
+          checkpoint_frequency: int = 1, search_seed: int | None = None, trial_cpus: float = 1.0,
+          trial_gpus: float = 0.0,
           scheduler_options: Mapping[str, Any] | None = None, search_options: Mapping[str, Any] | None = None,
           **settings: Any) -> Experiment:
     """Starts an experiment and returns its :class:`Experiment` at once (see the module docstring).
@@ -62,6 +63,8 @@ def sweep(prototype: Any, space: Mapping[str, Any], seeds: int | Sequence[int] =
         address: ``None`` (Ray on this machine; ``"auto"`` or a GCS address joins a running cluster) or
             ``"http(s)://head:8265"``: the sweep runs as one Ray job there (``auth_token=``, ``runtime_env=``).
         name: the experiment's directory under ``logdir`` (default ``<config>-<env>-<time>``); it must be new.
+        search_seed: seeds the values the search draws (random search, Optuna): the same seed, the same trials
+            — what a fair comparison of schedulers needs.
         checkpoint_frequency: results between a trial's checkpoints (each seed's agent, ``.npz``, and its
             tables): what ``resume()`` and PBT go on from. ``0``: none (a resumed trial starts again).
         trial_cpus, trial_gpus: what Tune reserves per trial (the ``ray`` target adds its samplers' CPUs).
@@ -80,7 +83,7 @@ def sweep(prototype: Any, space: Mapping[str, Any], seeds: int | Sequence[int] =
     plan = _plan(spec, config, space, seeds=seeds, trials=trials, scheduler=scheduler, search=search,
                  metric=metric, budget=budget, target=target, name=name, logdir=logdir, report_every=report_every,
                  window=window, evaluation_episodes=evaluation_episodes, trial_cpus=trial_cpus,
-                 checkpoint_frequency=checkpoint_frequency,
+                 checkpoint_frequency=checkpoint_frequency, search_seed=search_seed,
                  trial_gpus=trial_gpus, options={"scheduler": dict(scheduler_options or {}),
                                                  "search": dict(search_options or {}), "address": address})
     if address is not None and re.match(r"https?://", str(address)):
@@ -159,6 +162,7 @@ def _plan(spec: RunSpec, config: dict[str, Any], space: Mapping[str, Any], **giv
         search=search if isinstance(search, str) or search is None else type(search).__name__,
         trial_cpus=float(given["trial_cpus"]), trial_gpus=float(given["trial_gpus"]),
         checkpoint_frequency=_natural(given["checkpoint_frequency"], "checkpoint_frequency"),
+        search_seed=None if given["search_seed"] is None else _natural(given["search_seed"], "search_seed"),
         runs_dir=OFF if records_dir is None else str(records_dir), options=given["options"])
 
 
