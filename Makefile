@@ -25,6 +25,7 @@ bench: bootstrap
 	$(VENV_PY) -m bench.builder_redraw
 	$(VENV_PY) -m bench.learning --seeds 3
 	$(VENV_PY) -m bench.apex_vs_rllib
+	$(VENV_PY) -m bench.sweep
 
 lint: bootstrap
 	$(VENV_PY) -m ruff check rlworkbench tests bench

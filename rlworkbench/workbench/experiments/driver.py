@@ -144,7 +144,7 @@ def make_tuner(plan: ExperimentPlan, space: dict[str, Any], scheduler: Any = Non
     search = search if search is not None else make_search(plan, space)
     return tune.Tuner(trainable(plan), param_space=tune_space(space),
                       tune_config=tune.TuneConfig(metric=plan.metric, mode=plan.mode, num_samples=plan.trials,
-                                                  scheduler=scheduler, search_alg=search, reuse_actors=False),
+                                                  scheduler=scheduler, search_alg=search, reuse_actors=True),
                       run_config=_run_config(plan))
 
 

@@ -12,7 +12,8 @@ returns, optionally ``greedy_return`` (evaluation episodes on a copy of each age
 restarts. Between iterations every run is held still, so :meth:`save_checkpoint` writes each seed's agent
 checkpoint (``.npz``, never a pickle) and progress, and :meth:`load_checkpoint` — a resumed trial, or PBT's exploit
 copying another trial's weights — makes the runs go on from them in the same run directories. A trial stopped by a
-scheduler (ASHA) or by ``Experiment.stop()`` stops its runs, which save their final checkpoint.
+scheduler (ASHA) or by ``Experiment.stop()`` stops its runs, which save their final checkpoint — at once when its
+actor ends, or when Tune hands the actor to the next trial (``reuse_actors``: :meth:`TrialTrainable.reset_config`).
 """
 
 from __future__ import annotations
@@ -49,14 +50,26 @@ class TrialTrainable(tune.Trainable):
 
     def setup(self, config: dict[str, Any], plan: dict[str, Any]) -> None:
         self.plan = ExperimentPlan(**plan)
-        self.params = params_of(config, self.plan.paths)
-        self.agent_config = with_params(self.plan.config, self.params)
         if self.plan.runs_dir is not None:  # the actor's environment is Ray's, not the notebook's
             os.environ["RLWORKBENCH_RUNS_DIR"] = self.plan.runs_dir
         self.runs: list[Run] = []
+        self._configure(config)
+
+    def _configure(self, config: dict[str, Any]) -> None:
+        """This actor's trial is ``config``'s: its params and agent config; no runs yet."""
+        self.params = params_of(config, self.plan.paths)
+        self.agent_config = with_params(self.plan.config, self.params)
         self.resume_points: dict[int, Path] = {}
         self.milestone = 0
         self.evaluators: dict[int, Any] = {}
+
+    def reset_config(self, new_config: dict[str, Any]) -> bool:
+        """Tune hands this actor to another trial (or PBT gives this one new values): the runs of the trial it had
+        stop (those a scheduler stopped are still held: they save their final checkpoint now), and the next step
+        starts the new trial's. Reusing the actor spares a trial the process start and the imports (~5-8 s)."""
+        self._stop_runs()
+        self._configure(new_config)
+        return True
 
     # ----- the runs -------------------------------------------------------------------------------------------------
     def _start_runs(self) -> None:
