@@ -1,10 +1,10 @@
 // Drives rlworkbench's JupyterLab extension in headless Chromium (playwright-core, Debian's chromium): open the
 // runs panel from its sidebar tab, run a notebook that promotes a short run and a long one, watch the short one
-// appear, progress and finish in the panel, press Stop on the long one, then open a config with the component-
-// graph viewer and click a component. Screenshots of both. The server runs with expose_app_in_browser, so the
-// driver reaches JupyterLab's commands as window.jupyterapp.
+// appear, progress and finish in the panel, press Stop on the long one. Screenshots of the panel. The server runs
+// with expose_app_in_browser, so the driver reaches JupyterLab's commands as window.jupyterapp. (The component-
+// graph viewer has its own driver, drive_lab_graph_viewer.mjs.)
 //
-// Usage: node drive_lab_extension.mjs CONFIG.json (url, notebook, config_file, screenshots, chromium, timeouts_ms)
+// Usage: node drive_lab_extension.mjs CONFIG.json (url, notebook, screenshots, chromium, timeouts_ms)
 // Prints one JSON object on stdout: what was seen, and `problems`.
 import { readFileSync } from 'node:fs';
 import { drivePage, poll, shot } from './browser_session.mjs';
@@ -91,24 +91,6 @@ async function run(page) {
   result.notebook_text = (await page.evaluate(notebookText)).slice(-1500);
   mark('long_run_stopped');
   result.screenshot_panel = await shot(page, cfg.screenshots.panel);
-
-  // The graph viewer: registered for .json ("Open With"), drawing a shipped config, a click shows a component.
-  result.factories = await page.evaluate((path) => window.jupyterapp.docRegistry
-    .preferredWidgetFactories(path).concat([...window.jupyterapp.docRegistry.widgetFactories()])
-    .filter((f) => f.fileTypes.includes('json')).map((f) => f.name), cfg.config_file);
-  await page.evaluate((path) => window.jupyterapp.commands.execute('docmanager:open',
-    { path, factory: 'Component graph' }), cfg.config_file);
-  const drawn = await poll(page, () => document.querySelectorAll('.rlwb-graph .rlwb-graph-canvas svg g.cluster').length,
-    (n) => n >= 3, t.graph);
-  result.graph_clusters = drawn.value;
-  if (!drawn.ok) throw new Error(`the graph viewer drew ${drawn.value} clusters`);
-  await page.locator('.rlwb-graph g.cluster[id="component-dqn/policy"] > text').first().click();
-  const details = await poll(page, () => document.querySelector('.rlwb-graph-details')?.innerText ?? '',
-    (text) => text.includes('dqn/policy'), t.render);
-  result.graph_details = details.value.slice(0, 800);
-  result.graph_message = await page.evaluate(() => document.querySelector('.rlwb-graph-message')?.innerText ?? '');
-  mark('graph_viewed');
-  result.screenshot_graph = await shot(page, cfg.screenshots.graph);
 }
 
 await drivePage(cfg, result, started, run, async (page, exitCode) => {
