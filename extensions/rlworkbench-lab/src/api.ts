@@ -96,6 +96,7 @@ export interface IGraphReply {
   components: { [path: string]: IComponentDetails };
   api_methods: string[];
   error: string | null;
+  max_depth: number; // of the component tree below the drawn component
 }
 
 export interface ICompareRun {
@@ -117,7 +118,14 @@ export interface ICompareReply {
   diff: { path: string; values: { [runId: string]: unknown } }[]; // a run without the path has no value
 }
 
-/** A JSON request to `<base>/rlworkbench/<path>`; an Error with the server's reason otherwise. */
+/** A refused request: the HTTP status and the server's reason (the message reads `<status> <reason>`). */
+export class APIError extends Error {
+  constructor(readonly status: number, readonly reason: string) {
+    super(`${status} ${reason}`);
+  }
+}
+
+/** A JSON request to `<base>/rlworkbench/<path>`; an APIError with the server's reason otherwise. */
 export async function requestAPI<T>(path: string, init: RequestInit = {}): Promise<T> {
   const settings = ServerConnection.makeSettings();
   const url = URLExt.join(settings.baseUrl, 'rlworkbench', path);
@@ -131,7 +139,7 @@ export async function requestAPI<T>(path: string, init: RequestInit = {}): Promi
     } catch {
       // not JSON: keep the status text
     }
-    throw new Error(`${response.status} ${reason}`);
+    throw new APIError(response.status, reason);
   }
   return (text ? JSON.parse(text) : {}) as T;
 }
