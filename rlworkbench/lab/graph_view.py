@@ -18,8 +18,9 @@ _LOCK = threading.Lock()  # one build at a time: builds change process-wide back
 
 def graph_payload(config: Any, env: str, backend: str = "torch", depth: int | None = None,
                   api: str | None = None) -> dict[str, Any]:
-    """``{"svg", "title", "components": {path: details}, "api_methods", "error"}`` for ``config`` on ``env``.
-    A config that does not build is drawn as far as it got, the stuck component in red, with ``error`` set."""
+    """``{"svg", "title", "components": {path: details}, "api_methods", "error", "max_depth"}`` for ``config`` on
+    ``env``. A config that does not build is drawn as far as it got, the stuck component in red, with ``error``
+    set. ``max_depth`` is how deep the component tree goes below the drawn component (the depths worth offering)."""
     from rlworkbench.visualize.render import graph_svg
     from rlworkbench.visualize.views import view_of
 
@@ -27,10 +28,12 @@ def graph_payload(config: Any, env: str, backend: str = "torch", depth: int | No
         target = _built(config, env, backend)
         view = view_of(target)
         svg = graph_svg(target, depth=depth, api=api)
-        components = {component.path: _details(component, view.graph) for component in _tree(view.focus)}
+        tree = _tree(view.focus)
+        components = {component.path: _details(component, view.graph) for component in tree}
     return {"svg": svg, "title": f"{view.focus.path} on {env} ({backend})", "components": components,
             "api_methods": sorted(view.focus.api_methods),
-            "error": None if view.error is None else f"{type(view.error).__name__}: {view.error}"}
+            "error": None if view.error is None else f"{type(view.error).__name__}: {view.error}",
+            "max_depth": max(component.path.count("/") for component in tree) - view.focus.path.count("/")}
 
 
 def _built(config: Any, env: str, backend: str) -> Any:

@@ -69,6 +69,9 @@ def test_the_graph_of_a_config_file(lab_server):
                payload["components"]["dqn"]["api"])
     folded = html.unescape(lab_server.get("graph", path="configs/mine.json", depth=0).json()["svg"])
     assert 'id="component-dqn/policy/network"' not in folded and 'id="component-dqn/policy/network"' in svg
+    opening = html.unescape(lab_server.get("graph", path="configs/mine.json", depth=1).json()["svg"])  # the viewer's
+    assert 'id="component-dqn/policy"' in opening and 'id="component-dqn/policy/network"' not in opening
+    assert payload["max_depth"] == max(path.count("/") for path in payload["components"]) >= 2
 
 
 @pytest.mark.parametrize(("query", "status", "says"), [
