@@ -4,11 +4,12 @@ comes out.
 Pick an API method, batch (and time) size and seed; inputs are sampled from the method's input spaces, or taken
 from a value you give (text in the box — JSON or a Python literal — or :meth:`Probe.set_inputs` from code).
 *Run* calls it on the chosen backend (see :mod:`rlworkbench.workbench.probe_runner` for how the other backend
-gets a weight-synchronised copy) and shows a table of the outputs: leaf key path, shape, dtype, value summary
-and call time. Errors show as their typed message, with the offending component highlighted in the graph.
+gets a weight-synchronised copy) and shows one table of what went in and what came out, a row per leaf: key path,
+shape, dtype, min and max, the first rows' values, and value counts as an extra for discrete values (the call time
+on the output rows). Errors show as their typed message, with the offending component highlighted in the graph.
 
-From code: :meth:`Probe.run` returns the table as a pandas DataFrame (and raises what the run raised);
-:attr:`outputs` and :attr:`inputs` hold the last run's NumPy values.
+From code: :meth:`Probe.run` returns that table as a pandas DataFrame (and raises what the run raised), so a cell
+ending in ``probe.run()`` shows the values; :attr:`outputs` and :attr:`inputs` hold the last run's NumPy values.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ from rlworkbench.spaces import Space
 from rlworkbench.visualize.space_labels import space_label
 from rlworkbench.workbench.explorer_render import TABLE_CSS, error_html, error_text, status_html
 from rlworkbench.workbench.explorer_target import Target
-from rlworkbench.workbench.probe_inputs import describe_inputs, make_inputs
-from rlworkbench.workbench.probe_runner import ProbeRunner, output_table
+from rlworkbench.workbench.probe_inputs import make_inputs
+from rlworkbench.workbench.probe_runner import ProbeRunner, probe_table
 
 _UNSET = object()
 
@@ -95,8 +96,9 @@ class Probe:
 
     def run(self, api: str | None = None, inputs: Any = _UNSET, backend: str | None = None,
             batch_size: int | None = None, time_size: int | None = None, seed: int | None = None) -> pd.DataFrame:
-        """Runs the API method (arguments override the widget's settings, and are shown in it); returns the
-        output table. Raises what the run raised, after showing it."""
+        """Runs the API method (arguments override the widget's settings, and are shown in it); returns the table
+        of its inputs and outputs (see :func:`~rlworkbench.workbench.probe_runner.probe_table`). Raises what the
+        run raised, after showing it."""
         if api is not None:
             self.runner._check_api(api)
         _check_choice(backend, list(self.backend_menu.options), "backend", self.component.path)
@@ -128,10 +130,9 @@ class Probe:
         self.runs += 1
         self.error, self.error_html, self.error_pane.value = None, "", ""
         self.inputs, self.outputs = values, outputs
-        self.table = output_table(outputs, seconds)
+        self.table = probe_table(values, arguments, given_names, outputs, seconds)
         self.table.attrs.update(api=api, backend=backend)
-        inputs_table = pd.DataFrame(describe_inputs(values, arguments, given_names))
-        self.output_html = self._tables_html(inputs_table)
+        self.output_html = self.table.to_html(index=False, border=0, classes="rlw-table")
         self.output_pane.value = TABLE_CSS + self.output_html
         where_run = ("in place" if backend == self.runner.home_backend and self.runner.in_place
                      else "on a weight-synchronised copy"
@@ -140,7 +141,7 @@ class Probe:
         self._timed.add((api, backend, self.runner.home_backend))
         self.table.attrs["first_call"] = first
         self._set_status(f"run #{self.runs}: {self.component.path}.{api}() on {backend} ({where_run}) — "
-                         f"{len(self.table)} output leaves in {seconds * 1000:.2f} ms"
+                         f"{int((self.table['side'] == 'output').sum())} output leaves in {seconds * 1000:.2f} ms"
                          + (" (first call: includes one-time setup)" if first else ""))
         return self.table
 
@@ -149,12 +150,6 @@ class Probe:
             widget.close()
 
     # ----- showing --------------------------------------------------------------------------------------------
-    def _tables_html(self, inputs_table: pd.DataFrame) -> str:
-        table = self.table.to_html(index=False, border=0, classes="rlw-table")
-        inputs = inputs_table.to_html(index=False, border=0, classes="rlw-table") if len(inputs_table) else ""
-        return (f"<h4 style='margin:6px 0 2px'>outputs</h4>{table}"
-                f"<h4 style='margin:6px 0 2px'>inputs</h4>{inputs or '<i>none</i>'}")
-
     def _show_error(self, error: BaseException) -> None:
         self.error = error
         self.error_html = error_html(error, self.component, fallback=self.component.path)

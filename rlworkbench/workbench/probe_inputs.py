@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from rlworkbench import nest
 from rlworkbench.errors import SpaceError
 from rlworkbench.spaces import ContainerSpace, Dict, Space, TextBox
 
@@ -129,15 +128,3 @@ def _convert(value: Any, space: Space) -> Any:
         array = array.reshape((1,) * space.num_extra_ranks + array.shape)
     return array
 
-
-def describe_inputs(values: Mapping[str, Any], arguments: list[Argument], given: set[str]) -> list[dict[str, Any]]:
-    """Rows (argument, key path, shape, dtype, source) describing the inputs of a probe."""
-    rows = []
-    for argument in arguments:
-        value = values[argument.name]
-        source = "constant" if argument.is_constant else ("given" if argument.name in given else "sampled")
-        for path, leaf in nest.items(value):
-            array = np.asarray(leaf)
-            rows.append({"argument": argument.name, "key_path": path, "shape": tuple(array.shape),
-                         "dtype": str(array.dtype), "source": source})
-    return rows

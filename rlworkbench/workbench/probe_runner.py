@@ -1,4 +1,4 @@
-"""Running one API method of a component on either backend, and the table of what came out.
+"""Running one API method of a component on either backend, and the table of what went in and came out.
 
 On the backend the component is built on, the probe calls it in place (``executor.call``: the sub-graph, the
 real weights). On the other backend — or for a component that is not built — it builds a *mirror*: a
@@ -27,7 +27,8 @@ from rlworkbench.spaces import Space
 from rlworkbench.workbench.explorer_target import Target
 from rlworkbench.workbench.probe_inputs import Argument
 
-TABLE_COLUMNS = ["key_path", "shape", "dtype", "summary", "call_ms"]
+TABLE_COLUMNS = ["side", "key_path", "shape", "dtype", "min", "max", "first_rows", "counts", "call_ms"]
+FIRST_ROWS = 3  #: rows of each value the table shows
 
 
 class ProbeRunner:
@@ -158,41 +159,77 @@ class ProbeRunner:
         return {spec.name: sum(1 for key in spaces if key.startswith(f"{spec.var_param}["))}
 
 
-def output_table(outputs: Any, seconds: float) -> pd.DataFrame:
-    """One row per output leaf: key path (``output`` for a single one), shape, dtype, value summary, call time."""
+def probe_table(inputs: Mapping[str, Any], arguments: list[Argument], given: set[str], outputs: Any,
+                seconds: float) -> pd.DataFrame:
+    """What went in and what came out, one row per leaf: ``side`` (``input (sampled|given|constant)`` or
+    ``output``), ``key_path`` (``argument/key`` for inputs; as the graph names outputs, ``output`` for a single
+    one), ``shape``, ``dtype``, ``min`` and ``max`` (of the finite values, to 4 digits), ``first_rows`` (the values
+    of the first :data:`FIRST_ROWS` rows), ``counts`` (an extra for discrete values: booleans and ints with a few
+    distinct values; for floats, how many are NaN/inf) and, on output rows, ``call_ms``. ``attrs["call_s"]``: the
+    call time."""
     rows = []
+    for argument in arguments:
+        source = "constant" if argument.is_constant else ("given" if argument.name in given else "sampled")
+        for path, leaf in nest.items(inputs[argument.name]):
+            if leaf is not None:
+                key = f"{argument.name}/{path}" if path else argument.name
+                rows.append({**leaf_row(f"input ({source})", key, leaf), "call_ms": ""})
     for path, leaf in nest.items(outputs):
-        if leaf is None:
-            continue
-        array = np.asarray(leaf)
-        rows.append({"key_path": path or "output", "shape": tuple(array.shape), "dtype": str(array.dtype),
-                     "summary": summarize(array), "call_ms": round(seconds * 1000, 3)})
-    table = pd.DataFrame(rows, columns=TABLE_COLUMNS)
+        if leaf is not None:
+            rows.append({**leaf_row("output", path or "output", leaf), "call_ms": round(seconds * 1000, 3)})
+    table = pd.DataFrame(rows, columns=TABLE_COLUMNS, dtype=object)  # object: ints stay ints
     table.attrs["call_s"] = seconds
     return table
 
 
-def summarize(array: np.ndarray) -> str:
-    """``min · mean · max`` for floats, the values for a few distinct ints, true counts for booleans."""
-    if array.size == 0:
-        return "empty"
+def leaf_row(side: str, key_path: str, leaf: Any) -> dict[str, Any]:
+    """One row of :func:`probe_table` (without ``call_ms``)."""
+    array = np.asarray(leaf)
+    low = high = ""
+    if array.size and array.dtype.kind in "biuf":
+        finite = array[np.isfinite(array)] if array.dtype.kind == "f" else array
+        if finite.size:
+            low, high = (_rounded(value.item()) for value in (finite.min(), finite.max()))
+    return {"side": side, "key_path": key_path, "shape": tuple(array.shape), "dtype": str(array.dtype),
+            "min": low, "max": high, "first_rows": first_rows(array), "counts": value_counts(array)}
+
+
+def _rounded(value: Any) -> Any:
+    return float(f"{value:.4g}") if isinstance(value, float) else value
+
+
+def first_rows(array: np.ndarray, rows: int = FIRST_ROWS, width: int = 160) -> str:
+    """The first ``rows`` rows (entries along the first axis) as text, ``…`` and how many more after them."""
+    if array.ndim == 0:
+        return _values(array)
+    text = ", ".join(_values(row) for row in array[:rows])
+    if len(array) > rows:
+        text += f", … (+{len(array) - rows})"
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def _values(value: Any) -> str:
+    array = np.asarray(value)
+    if array.dtype.kind in "OUS":
+        return np.array2string(array, threshold=6, edgeitems=2, separator=", ",
+                               formatter={"all": lambda v: repr(str(v)[:16])})
+    return np.array2string(array, threshold=12, edgeitems=3, separator=", ", max_line_width=10_000,
+                           formatter={"float_kind": lambda v: f"{v:.3g}"})
+
+
+def value_counts(array: np.ndarray, most: int = 8) -> str:
+    """``0: 3, 1: 5`` for booleans and ints with at most ``most`` distinct values; NaN/inf counts for floats;
+    else ``""``."""
     kind = array.dtype.kind
-    if kind in "OUS":
-        return f"{array.size} texts, e.g. {str(array.flat[0])[:24]!r}"
-    if kind == "b":
-        return f"{int(array.sum())} of {array.size} true"
-    if array.size == 1:
-        return f"{array.flat[0].item():.6g}"
-    if kind in "iu":
-        values = np.unique(array)
-        if len(values) <= 8:
-            counts = ", ".join(f"{v}: {int((array == v).sum())}" for v in values.tolist())
-            return f"counts {{{counts}}}"
-    finite = array[np.isfinite(array)] if kind == "f" else array
-    text = (f"min {finite.min():.4g} · mean {finite.mean():.4g} · max {finite.max():.4g}" if finite.size
-            else "no finite values")
-    bad = array.size - finite.size
-    return text + (f" · {bad} NaN/inf" if bad else "")
+    if array.size <= 1 or kind not in "biuf":
+        return ""
+    if kind == "f":
+        special = {"NaN": int(np.isnan(array).sum()), "inf": int(np.isinf(array).sum())}
+        return ", ".join(f"{name}: {count}" for name, count in special.items() if count)
+    values, counts = np.unique(array, return_counts=True)
+    if len(values) > most:
+        return ""
+    return ", ".join(f"{value}: {count}" for value, count in zip(values.tolist(), counts.tolist()))
 
 
-__all__ = ["ProbeRunner", "output_table", "summarize"]
+__all__ = ["FIRST_ROWS", "TABLE_COLUMNS", "ProbeRunner", "first_rows", "leaf_row", "probe_table", "value_counts"]

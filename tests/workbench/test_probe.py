@@ -1,4 +1,5 @@
-"""Probe driven from code: sampled and given inputs, output tables, both backends, typed errors in the widget."""
+"""Probe driven from code: sampled and given inputs, the table of input and output values, both backends, typed
+errors in the widget."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from rlworkbench.demo import QActor
 from rlworkbench.spaces import BoolBox, Dict, FloatBox
 from rlworkbench.visualize.palette import STUCK_COLOR
 from rlworkbench.workbench.probe import Probe
+from rlworkbench.workbench.probe_runner import TABLE_COLUMNS, first_rows, leaf_row, value_counts
 
 RECORDS = Dict(obs=FloatBox(shape=(3,)), mask=BoolBox(), add_batch_rank=True)
 
@@ -28,27 +30,60 @@ def actor():
     return actor, executor
 
 
-def test_the_table_has_one_row_per_output_leaf(actor):
+def output_rows(table):
+    return table[table["side"] == "output"].reset_index(drop=True)
+
+
+def test_the_table_shows_the_values_that_went_in_and_came_out(actor):
     root, _ = actor
     probe = Probe(root, "get_q_values", batch_size=5)
     table = probe.run()
-    assert list(table.columns) == ["key_path", "shape", "dtype", "summary", "call_ms"]
-    assert list(table["key_path"]) == list(probe.output_spaces()) == ["output"]
-    assert table.loc[0, "shape"] == (5, 2) and table.loc[0, "dtype"] == "float32"
-    assert table.loc[0, "summary"].startswith("min ") and table.loc[0, "call_ms"] > 0
+    assert list(table.columns) == TABLE_COLUMNS
+    assert list(table["side"]) == ["input (sampled)", "output"] and list(table["key_path"]) == ["states", "output"]
+    states, q = probe.inputs["states"], probe.outputs
+    for row, value in zip(table.itertuples(), (states, q)):
+        assert row.shape == value.shape and row.dtype == "float32"
+        assert (row.min, row.max) == pytest.approx((value.min(), value.max()), rel=1e-3)
+        assert row.first_rows.startswith(f"[{value[0, 0]:.3g}, ") and row.first_rows.endswith("… (+2)")
+        assert row.counts == ""  # floats: no value counts
+    assert table.loc[0, "call_ms"] == "" and table.loc[1, "call_ms"] > 0
+    assert list(output_rows(table)["key_path"]) == list(probe.output_spaces())
+
+
+def test_discrete_outputs_show_their_values_with_counts_as_an_extra(actor):
+    probe = Probe(actor[0], "get_action", batch_size=6)
+    row = output_rows(probe.run()).iloc[0]
+    actions = probe.outputs
+    assert row.first_rows == ", ".join(str(a) for a in actions[:3]) + ", … (+3)"  # the values themselves
+    assert (row["min"], row["max"]) == (actions.min(), actions.max()) and isinstance(row["min"], int)
+    values, counts = np.unique(actions, return_counts=True)
+    assert row.counts == ", ".join(f"{v}: {c}" for v, c in zip(values, counts))
     splitter = Probe(ContainerSplitter("obs", "mask"), input_spaces={"inputs": RECORDS}, batch_size=3)
     table = splitter.run()
-    assert list(table["key_path"]) == list(splitter.output_spaces()) == ["0", "1"]
-    assert list(table["shape"]) == [(3, 3), (3,)] and list(table["dtype"]) == ["float32", "bool"]
-    assert table.loc[1, "summary"].endswith("of 3 true")
-    assert "<td>0</td>" in splitter.output_html and "sampled" in splitter.output_html
+    assert list(table["key_path"]) == ["inputs/obs", "inputs/mask", "0", "1"]
+    assert list(output_rows(table)["key_path"]) == list(splitter.output_spaces()) == ["0", "1"]
+    assert list(table["shape"][2:]) == [(3, 3), (3,)] and list(table["dtype"][2:]) == ["float32", "bool"]
+    mask = splitter.outputs[1]
+    assert table.loc[3, "counts"] == ", ".join(f"{v}: {c}" for v, c in zip(*np.unique(mask, return_counts=True)))
+    assert "first_rows" in splitter.output_html and "input (sampled)" in splitter.output_html
+
+
+def test_cells_of_the_table_for_any_value():
+    assert first_rows(np.arange(10)) == "0, 1, 2, … (+7)" and first_rows(np.float32(2.5)) == "2.5"
+    assert first_rows(np.array(["a", "bb"], dtype=object)) == "'a', 'bb'"
+    wide = first_rows(np.zeros((2, 1000)))
+    assert "..." in wide and len(wide) < 160  # long rows are elided
+    assert value_counts(np.array([1.0, np.nan, np.inf, np.nan])) == "NaN: 2, inf: 1"
+    assert value_counts(np.arange(20)) == "" and value_counts(np.array([True, True])) == "True: 2"
+    row = leaf_row("output", "x", np.array([np.nan, -1.0, 3.0]))
+    assert (row["min"], row["max"], row["counts"]) == (-1.0, 3.0, "NaN: 1")
 
 
 def test_time_ranked_spaces_take_the_time_size():
     space = FloatBox(shape=(4,), add_batch_rank=True, add_time_rank=True)
     probe = Probe(Dense(3), input_spaces={"inputs": space}, batch_size=2, time_size=6)
     assert not probe.time_slider.disabled
-    assert probe.run().loc[0, "shape"] == (2, 6, 3)
+    assert output_rows(probe.run()).loc[0, "shape"] == (2, 6, 3)
     assert Probe(Dense(3), input_spaces={"inputs": STATES}).time_slider.disabled
 
 
@@ -106,18 +141,18 @@ def test_a_bad_user_value_shows_the_space_error_naming_argument_and_key_path():
     with pytest.raises(SpaceError, match="key 'obs'"):
         probe.run()
     probe.value_box.value = '{"inputs": {"obs": [[1, 2, 3]], "mask": [true]}}'  # JSON ints fit a FloatBox
-    assert probe.run().loc[0, "shape"] == (1, 3) and probe.error is None and probe.error_html == ""
+    assert output_rows(probe.run()).loc[0, "shape"] == (1, 3) and probe.error is None and probe.error_html == ""
 
 
 def test_a_single_unbatched_value_gets_a_batch_of_one_and_text_must_parse(actor):
     probe = Probe(actor[0], "get_action")
     probe.set_inputs("[0.1, 0.2, 0.3, 0.4]")
-    assert probe.run().loc[0, "shape"] == (1,)
+    assert output_rows(probe.run()).loc[0, "shape"] == (1,)
     probe.set_inputs("not a value")
     with pytest.raises(SpaceError, match="neither JSON nor a Python literal"):
         probe.run()
     probe.set_inputs(None)
-    assert probe.run().loc[0, "shape"] == (4,)
+    assert output_rows(probe.run()).loc[0, "shape"] == (4,)
 
 
 def test_a_build_error_is_shown_with_the_stuck_component_in_red():
@@ -188,4 +223,4 @@ def test_keyword_only_and_optional_inputs_are_probed_by_name():
     np.testing.assert_allclose(tf_outputs[1], torch_outputs[1], rtol=1e-5, atol=1e-6)
     spaces = {name: space for name, space in agent.root.loss.input_spaces.items() if name != "importance_weights"}
     unbuilt = Probe(agent.root.loss.copy(), input_spaces=spaces, batch_size=3)  # an optional input needs no space
-    assert list(unbuilt.run(seed=0)["shape"])[:2] == [(), (3,)]
+    assert list(output_rows(unbuilt.run(seed=0))["shape"])[:2] == [(), (3,)]
