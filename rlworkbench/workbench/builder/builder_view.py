@@ -1,23 +1,32 @@
-"""The GraphBuilder's widget: a toolbar (backend, status), the form beside the live graph, and tabs below for the
-selected component (tree, device, details), a probe, export, promote and a sweep (:mod:`.sweep_tab`); a run's live
-view appears under them.
-Every button calls the builder's public method of the same name, so the widget does nothing code cannot."""
+"""The GraphBuilder's widget: a header (title, backend), a status row of its own (the busy indicator, then the last
+build's result or error, wrapping), and below them the tabs beside the live graph — *config* (the form), then the
+selected component (tree, device, details), a probe, export, promote and a sweep (:mod:`.sweep_tab`). Each tab's
+content scrolls inside a box as tall as the graph column, so the graph stays in view while the form scrolls (CSS
+``position: sticky`` cannot work here: JupyterLab's output areas clip their overflow). A run's live view appears
+under them. Every button calls the builder's public method of the same name, so the widget does nothing code
+cannot."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
 from rlworkbench.core.backend import available_backends
+from rlworkbench.errors import ConfigError
+from rlworkbench.workbench.builder.busy import BusyIndicator
 from rlworkbench.workbench.builder.copy_button import CopyButton
+from rlworkbench.workbench.builder.export_name import default_export_name, shipped_config_path
 from rlworkbench.workbench.builder.sweep_tab import SweepTab
 from rlworkbench.workbench.targets import known_targets
 
 if TYPE_CHECKING:
     from rlworkbench.workbench.builder.graph_builder import GraphBuilder
 
-_TABS = ("component", "probe", "export", "promote", "sweep")
+_TABS = ("config", "component", "probe", "export", "promote", "sweep")
+GRAPH_HEIGHT = 640  #: the graph pane's height (px); each tab's content scrolls within about as much
+PANEL_HEIGHT = f"{GRAPH_HEIGHT + 40}px"
 
 
 class BuilderView:
@@ -26,47 +35,56 @@ class BuilderView:
     def __init__(self, builder: GraphBuilder):
         self.builder = builder
         explorer = builder.explorer
-        self.status = w.HTML()
+        self.status = w.HTML(layout=w.Layout(flex="1 1 auto", min_width="0"))
+        self.busy = BusyIndicator()
         self.backend_menu = w.ToggleButtons(options=list(available_backends()), value=builder.backend,
                                             description="backend", style={"button_width": "70px"})
         self.backend_menu.observe(self._on_backend, names="value")
-        toolbar = w.HBox([w.HTML(f"<b>GraphBuilder</b> · {builder.source.name}"), self.backend_menu, self.status],
-                         layout=w.Layout(align_items="center"))
-        graph = w.VBox([w.HBox([explorer.depth_menu, explorer.api_menu]), explorer.graph_pane, explorer.error_pane],
-                       layout=w.Layout(flex="1 1 auto", min_width="0"))
+        header = w.HBox([w.HTML(f"<b>GraphBuilder</b> · {builder.source.name}"), self.backend_menu],
+                        layout=w.Layout(align_items="center"))
+        header.add_class("rlw-builder-header")
+        status_row = w.HBox([self.busy, self.status], layout=w.Layout(width="100%"))
+        status_row.add_class("rlw-builder-status-row")
+        explorer.graph_pane.height = GRAPH_HEIGHT
+        graph = w.VBox([w.HBox([explorer.depth_menu, explorer.api_menu]), explorer.graph_pane, explorer.error_pane])
+        graph.add_class("rlw-builder-graph")
         if builder.form is not None:
-            form_box = w.VBox([builder.form.widget], layout=w.Layout(width="34%", min_width="300px"))
-            middle = w.HBox([form_box, graph], layout=w.Layout(width="100%"))
+            config_tab = builder.form.widget
         else:
-            note = w.HTML("<i>a code-composed component: no config form — replace sub-components from code, pick "
-                          "devices below, rebuild</i>")
-            middle = w.VBox([note, graph], layout=w.Layout(width="100%"))
-        component_tab = w.HBox([w.VBox([explorer.tree, w.HBox([explorer.device_menu, explorer.rebuild_button]),
-                                        explorer.status_pane], layout=w.Layout(width="40%")),
-                                explorer.details_pane], layout=w.Layout(width="100%"))
-        self.probe_box = w.VBox([w.Button(description="Probe the current graph", icon="play")])
-        self.probe_box.children[0].on_click(lambda _: self._guarded(builder.probe))
+            config_tab = w.HTML("<i>a code-composed component: no config form — replace sub-components from code, "
+                                "pick devices in the <b>component</b> tab, rebuild</i>")
+        component_tab = w.VBox([explorer.tree, w.HBox([explorer.device_menu, explorer.rebuild_button]),
+                                explorer.status_pane, explorer.details_pane])
+        probe_button = w.Button(description="Probe the current graph", icon="play", layout=w.Layout(width="auto"))
+        self.probe_box = w.VBox([probe_button])
+        probe_button.on_click(lambda _: self._guarded(builder.probe))
         self.sweep_tab = SweepTab(builder, self._guarded) if builder.sweep_draft is not None else None
         sweep = self.sweep_tab.widget if self.sweep_tab is not None else \
             w.HTML("<i>a sweep varies fields of a config: this builder shows a code-composed component</i>")
-        self.tabs = w.Tab(children=[component_tab, self.probe_box, self._export_tab(), self._promote_tab(), sweep],
-                          titles=_TABS)
+        panels = [config_tab, component_tab, self.probe_box, self._export_tab(), self._promote_tab(), sweep]
+        self.tabs = w.Tab(children=[_panel(child) for child in panels], titles=_TABS)
+        self.tabs.add_class("rlw-builder-side")
+        main = w.HBox([self.tabs, graph], layout=w.Layout(width="100%"))
+        main.add_class("rlw-builder-main")
         self.run_output = w.VBox()  # the promoted Run's live view
-        self.widget = w.VBox([toolbar, middle, self.tabs, self.run_output], layout=w.Layout(width="100%"))
+        self.widget = w.VBox([header, status_row, main, self.run_output], layout=w.Layout(width="100%"))
         self.widget.add_class("rlw-graph-builder")
 
     # ----- tabs -----------------------------------------------------------------------------------------------
     def _export_tab(self) -> w.Widget:
-        self.export_path = w.Text(value=f"{self.builder.source.name}.json", description="file")
-        save = w.Button(description="Save JSON", icon="save")
-        save.on_click(lambda _: self._guarded(self._save))
+        self.export_path = w.Text(value=default_export_name(self.builder.source.name), description="file",
+                                  layout=w.Layout(width="auto", flex="1 1 auto"))
+        self.export_path.observe(lambda _: self._confirm_overwrite(False), names="value")
+        self.save_button = w.Button(description="Save JSON", icon="save", layout=w.Layout(width="auto"))
+        self.save_button.on_click(lambda _: self._guarded(self._save))
         self.copy_button = CopyButton()
         self.export_text = w.Textarea(layout=w.Layout(width="100%", height="160px"))
         self.export_status = w.HTML()
+        self._overwrite_confirmed = False
         self._sync_export()
-        disabled = self.builder.form is None
-        save.disabled = disabled
-        return w.VBox([w.HBox([self.export_path, save, self.copy_button]), self.export_status, self.export_text])
+        self.save_button.disabled = self.builder.form is None
+        return w.VBox([w.HBox([self.export_path, self.save_button]), self.copy_button, self.export_status,
+                       self.export_text])
 
     def _promote_tab(self) -> w.Widget:
         self.target_menu = w.Dropdown(options=known_targets(), value="local", description="to")
@@ -80,8 +98,26 @@ class BuilderView:
                               "<code>builder.promote(to='ray', workers=2)</code></small>")])
 
     def _save(self) -> None:
-        self.builder.export(self.export_path.value)
-        self.export_status.value = f"written to <code>{self.export_path.value}</code>"
+        """Writes the export; a shipped config's file is refused, an existing file needs a second click."""
+        path = Path(self.export_path.value).expanduser()
+        shipped = shipped_config_path(path)
+        if shipped is not None:
+            raise ConfigError(f"{path} is the shipped config '{shipped}': save the edited config under another "
+                              "name", argument="path", expected=f"e.g. {default_export_name(shipped)}",
+                              got=str(path))
+        if path.exists() and not self._overwrite_confirmed:
+            self._confirm_overwrite(True)
+            self.export_status.value = (f"<span style='color:#92400e'>⚠ <code>{path}</code> exists: click "
+                                        "<b>Overwrite</b> to replace it, or change the name</span>")
+            return
+        self.builder.export(path)
+        self._confirm_overwrite(False)
+        self.export_status.value = f"written to <code>{path.resolve()}</code>"
+
+    def _confirm_overwrite(self, asking: bool) -> None:
+        self._overwrite_confirmed = asking
+        self.save_button.description = "Overwrite" if asking else "Save JSON"
+        self.save_button.button_style = "warning" if asking else ""
 
     def _promote(self) -> None:
         self.builder.promote(self.target_menu.value, timesteps=self.timesteps.value, num_envs=self.num_envs.value)
@@ -131,3 +167,10 @@ class BuilderView:
             action(*args)
         except Exception as error:  # a button's action: shown in the status line, never raised into the frontend
             self.builder.show_error(error)
+
+
+def _panel(content: w.Widget) -> w.Box:
+    """A tab's content in a box that scrolls vertically within about the graph column's height."""
+    box = w.VBox([content], layout=w.Layout(max_height=PANEL_HEIGHT, width="100%"))
+    box.add_class("rlw-builder-panel")
+    return box

@@ -18,6 +18,7 @@ from typing import Any
 import ipywidgets as w
 
 from rlworkbench.errors import ConfigError
+from rlworkbench.workbench.builder.form_rows import choice_menu_of
 from rlworkbench.workbench.builder.form_schema import decode, encode, form_schema
 
 ERROR_COLOR = "#b91c1c"
@@ -267,8 +268,8 @@ def _reveal(root: w.Widget, target: w.Widget) -> bool:
 
 
 def _selector(element: Any) -> w.Dropdown:
-    """A choice's dropdown: the first widget of its box (``VBox([VBox([dropdown, *option widgets])])``)."""
-    return _own_widgets(element)[0].children[0].children[0]
+    """A choice's dropdown: in the first row of its box (``VBox([VBox([row, *option widgets])])``)."""
+    return choice_menu_of(_own_widgets(element)[0].children[0].children[0])
 
 
 def _input_of(element: Any, schema: Mapping[str, Any]) -> w.Widget:

@@ -38,7 +38,9 @@ BOUNDS = "x-rlworkbench-bounds"  #: a number's bounds (the widget does not clamp
 _BOUNDS = (("minimum", "≥"), ("exclusiveMinimum", ">"), ("maximum", "≤"), ("exclusiveMaximum", "<"))
 _FIRST_OF_KIND = ("dense", "replay_memory", "adam", "linear_decay")  # listed first in their type menus
 _INT32_MAX = (1 << 31) - 1
-_SUGGESTED = {"units": 64, "filters": 32, "kernel_size": 3, "num_frames": 4, "capacity": 10_000}  # new specs
+_SUGGESTED = {"units": 64, "filters": 32, "kernel_size": 3, "num_frames": 4, "capacity": 10_000,  # new specs
+              "learning_rate": 1e-3, "width": 84, "height": 84}
+_RANGE_ENDS = {"low": -1, "min": -1, "minimum": -1, "lower": -1, "high": 1, "max": 1, "maximum": 1, "upper": 1}
 
 
 FORM_LEFT_OUT = ("execution",)
@@ -189,14 +191,24 @@ def _arguments(cls: type) -> tuple[tuple[str, Any], ...]:
 
 
 def _suggested(name: str, schema: Mapping[str, Any], required: bool) -> Any:
-    """A starting value for a required argument of a newly added spec."""
+    """A starting value for a required argument of a newly added spec: the schema's first example, a known good
+    one by name, a number from its bounds — a range's ends apart (``clip``: low -1, high 1), else its minimum, else
+    1 — or nothing."""
     if not required:
         return inspect.Parameter.empty
+    if schema.get("examples"):
+        return schema["examples"][0]
     if name in _SUGGESTED:
         return _SUGGESTED[name]
-    if schema.get("type") in ("integer", "number"):
-        return schema.get("minimum", 1)
-    return inspect.Parameter.empty
+    kind = schema.get("type")
+    if kind not in ("integer", "number"):
+        return inspect.Parameter.empty
+    if name in _RANGE_ENDS:  # a bound it has, else -1 for the lower end and 1 for the upper: never low == high
+        lower = _RANGE_ENDS[name] < 0
+        value = schema.get("minimum" if lower else "maximum", _RANGE_ENDS[name])
+    else:
+        value = schema.get("minimum", 1)
+    return int(value) if kind == "integer" else float(value)
 
 
 def _default_text(default: Any) -> str:

@@ -36,7 +36,9 @@ from rlworkbench.core.backend import available_backends, default_backend_name
 from rlworkbench.core.builder import resolve_devices
 from rlworkbench.errors import ConfigError, RLWorkbenchError
 from rlworkbench.visualize.graph_diff import GraphChanges, GraphSnapshot, compare, snapshot
+from rlworkbench.workbench.builder.export_name import default_export_name, shipped_config_path
 from rlworkbench.workbench.builder.form_schema import FORM_LEFT_OUT
+from rlworkbench.workbench.builder.preload import preload_backends
 from rlworkbench.workbench.builder.source import BuilderSource, resolve_source
 from rlworkbench.workbench.builder.sweep_actions import SweepActions, env_id, next_cell
 from rlworkbench.workbench.builder.sweep_draft import SweepDraft
@@ -141,6 +143,10 @@ class GraphBuilder(SweepActions):
         graph."""
         form = self._require_form("apply")
         self._cancel_pending()
+        with self.view.busy.showing(f"building on {self.backend}"):
+            return self._apply(form)
+
+    def _apply(self, form: Any) -> bool:
         started = time.perf_counter()
         form.clear_errors()
         self.field_errors = {}
@@ -169,15 +175,16 @@ class GraphBuilder(SweepActions):
         previous, snapshot_before = self.backend, self._snapshot
         self.backend = backend
         self._snapshot = None  # device names differ between backends ('cpu', '/CPU:0'): nothing to compare
-        if self.form is not None:
-            built = self.apply()
-        else:
-            self.explorer.target.explicit_backend = backend
-            try:
-                self.rebuild()
-                built = True
-            except Exception:  # shown by the explorer and the status line
-                built = False
+        with self.view.busy.showing(f"building on {backend}"):
+            if self.form is not None:
+                built = self.apply()
+            else:
+                self.explorer.target.explicit_backend = backend
+                try:
+                    self.rebuild()
+                    built = True
+                except Exception:  # shown by the explorer and the status line
+                    built = False
         if not built:
             self.backend, self._snapshot = previous, snapshot_before
             self.explorer.target.explicit_backend = previous if self.form is None else None
@@ -187,7 +194,8 @@ class GraphBuilder(SweepActions):
     def rebuild(self) -> Any:
         """Builds the shown tree again with the device map picked in the *component* tab (the explorer's
         :meth:`~GraphExplorer.rebuild`, weights kept) and marks what changed; raises what the build raised."""
-        return self.explorer.rebuild()
+        with self.view.busy.showing(f"building on {self.backend}"):
+            return self.explorer.rebuild()
 
     # ----- actions --------------------------------------------------------------------------------------------
     def probe(self, api: str | None = None, path: str | None = None, **options: Any) -> Any:
@@ -207,8 +215,12 @@ class GraphBuilder(SweepActions):
 
     def export(self, path: str | Path | None = None) -> dict[str, Any]:
         """The config of the current graph (the last one that built) as a dict; with ``path``, also written there
-        as a JSON file."""
+        as a JSON file (never over a shipped config's file: a ConfigError)."""
         config = copy.deepcopy(self._require_config("export"))
+        shipped = None if path is None else shipped_config_path(path)
+        if shipped is not None:
+            raise ConfigError(f"that file is the shipped config '{shipped}': export the edited config under another "
+                              "name", argument="path", expected=f"e.g. {default_export_name(shipped)}", got=str(path))
         if path is not None:
             Path(path).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
         return config
@@ -401,6 +413,7 @@ class GraphBuilder(SweepActions):
                 else "no config has built yet: fix the one in the form first")
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        preload_backends()  # shown to someone who may switch backends: the others' imports start meanwhile
         return self.view.widget._repr_mimebundle_(**kwargs)
 
     def __repr__(self) -> str:

@@ -7,6 +7,8 @@ browser before the form can show. Here an option's widgets are built the first t
 data set into the form, or by code asking for it), which leaves under 700. A choice starts on its default's
 option (the library's starts on the first one: a number at 0 where the default is ``None``).
 
+A choice's menu sits in a labeled row (``clip_grad_norm (optional)``, see :func:`choice_row`), like a field.
+
 A section of one field gets its own collapsible, titled accordion too: the library folds only objects of two or
 more fields, so ``exploration`` (just ``epsilon``) would have shown no header.
 """
@@ -21,6 +23,8 @@ from typing import Any
 import ipywidgets as w
 import ipywidgets_jsonschema
 import jsonschema
+
+from rlworkbench.workbench.builder.form_rows import choice_row
 
 LIBRARY_LAYOUT_WARNING = r"Passing unrecognized arguments to super\(Layout\)"  # the library's Layout(color=...)
 Observer = tuple[Callable[[Any], None], Any, Any]  # (handler, names, type) as the library registers them
@@ -86,11 +90,12 @@ class LazyChoiceForm(ipywidgets_jsonschema.Form):
 
         names = [_option_name(option, index) for index, option in enumerate(options)]
         elements = LazyOptions(len(options), build)
-        selector = w.Dropdown(options=names, value=names[0])
-        box = w.VBox([selector, *elements[0].widgets])
+        selector = w.Dropdown(options=names, value=names[0], layout=w.Layout(width="auto", flex="1 1 auto"))
+        head = choice_row(selector, schema.get("title", label), any(o.get("type") == "null" for o in options))
+        box = w.VBox([head, *elements[0].widgets])
 
         def show_chosen(_: Any = None) -> None:
-            box.children = [selector, *elements[names.index(selector.value)].widgets]
+            box.children = [head, *elements[names.index(selector.value)].widgets]
 
         selector.observe(show_chosen, names="value")
 
