@@ -39,14 +39,39 @@ class RunsHandler(APIHandler):
 
 def split_records(records: list[dict[str, Any]], root: Path) -> dict[str, list[dict[str, Any]]]:
     """Runs (records without ``kind``: plain runs and experiments' trial runs, which name their ``experiment``)
-    with ``logdir_in_root``, and experiments' own records with ``directory_in_root``; other kinds are left out."""
+    with their ``logdir`` absolute (see :func:`absolute_path`), ``logdir_in_root`` and ``source_in_root``, and
+    experiments' own records with ``directory_in_root``; other kinds are left out. ``root`` is the server's."""
     runs, experiments = [], []
     for record in records:
         if record.get("kind") is None:
-            runs.append({**record, "logdir_in_root": _inside(root, record.get("logdir"))})
+            logdir = absolute_path(record, "logdir", root)
+            runs.append({**record, "logdir": logdir, "logdir_in_root": _inside(root, logdir),
+                         "source_in_root": _source_in_root(record.get("source"), root)})
         elif record["kind"] == EXPERIMENT_KIND:
-            experiments.append({**record, "directory_in_root": _inside(root, record.get("directory"))})
+            directory = absolute_path(record, "directory", root)
+            experiments.append({**record, "directory": directory, "directory_in_root": _inside(root, directory)})
     return {"runs": runs, "experiments": experiments}
+
+
+def absolute_path(record: dict[str, Any], key: str, root: Path) -> str | None:
+    """``record[key]`` as an absolute path: as it is if it is one (records hold absolute paths), else — a record
+    from an older rlworkbench, or a notebook named relative to the server's root — against the ``cwd`` of the
+    process that wrote it where the record says it, else against ``root``."""
+    value = record.get(key)
+    if not value:
+        return None
+    path = Path(value).expanduser()
+    if not path.is_absolute():
+        path = Path(record.get("cwd") or root) / path
+    return str(path)
+
+
+def _source_in_root(source: str | None, root: Path) -> str | None:
+    """The notebook or script that started a run, relative to ``root`` (Jupyter names a kernel's notebook by its
+    absolute path, or — older servers — relative to the server's root already); None when outside or unknown."""
+    if not source:
+        return None
+    return _inside(root, source) if Path(source).is_absolute() else Path(source).as_posix()
 
 
 class StopHandler(APIHandler):
@@ -67,16 +92,21 @@ _TENSORBOARDS: dict[str, Any] = {}  # run id → its TensorBoard server (one per
 class TensorBoardHandler(APIHandler):
     @tornado.web.authenticated
     async def post(self, run_id: str) -> None:
-        """Starts (or reuses) TensorBoard on the run's directory; ``{"url": …}`` on 127.0.0.1."""
+        """Starts (or reuses) TensorBoard on the run's directory, wherever it is; ``{"url", "logdir"}`` on 127.0.0.1;
+    404 naming the folder when it is not there."""
         record = _record(run_id)
+        logdir = absolute_path(record, "logdir", _root(self))
+        if not logdir or not Path(logdir).is_dir():
+            raise tornado.web.HTTPError(404, reason=f"the run's folder {logdir} is not on this machine (moved or "
+                                                    "deleted, or the run wrote it elsewhere)")
         server = _TENSORBOARDS.get(run_id)
         if server is None or not server.running:
             from rlworkbench.workbench.run_tensorboard import TensorBoardServer
 
-            server = TensorBoardServer(record["logdir"])
+            server = TensorBoardServer(logdir)
             await tornado.ioloop.IOLoop.current().run_in_executor(None, server.start)
             _TENSORBOARDS[run_id] = server
-        self.finish(json.dumps({"url": server.url, "logdir": record["logdir"]}))
+        self.finish(json.dumps({"url": server.url, "logdir": logdir}))
 
 
 class GraphHandler(APIHandler):

@@ -7,7 +7,9 @@ refreshes it every ``interval`` seconds while the run goes, and once more when i
 updates from any thread, so the view moves while the kernel runs other cells.
 
 The view reads its run only through ``snapshot()``, ``total_timesteps``, ``state``, ``error`` and ``done`` (and,
-where the run has them, ``devices``, ``workers``, ``shards`` and a cluster job's last ``logs()``).
+where the run has them, its start ``phase``, ``devices``, ``workers``, ``shards`` and a cluster job's last
+``logs()``); its Stop button calls ``run.stop(wait=False)`` and Save figure writes ``curves.png``/``curves.svg``
+into ``run.logdir``. Table headers explain themselves in tooltips (:mod:`.live_tables`).
 """
 
 from __future__ import annotations
@@ -17,10 +19,13 @@ import io
 import math
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+
+from rlworkbench.workbench.live_tables import log_html, tables_html
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -94,9 +99,12 @@ def figure_png(figure: Figure, dpi: int = 80) -> bytes:
     return buffer.getvalue()
 
 
-def status_line(snapshot: MetricsSnapshot, total: int, state: str, error: BaseException | None = None) -> str:
-    """``state · 1,200 / 5,000 steps · 34 episodes · recent return 21.5 · 900 steps/s · 0:01 < 0:04``."""
-    parts = [state, f"{snapshot.timesteps:,} / {total:,} steps", f"{snapshot.num_episodes:,} episodes"]
+def status_line(snapshot: MetricsSnapshot, total: int, state: str, error: BaseException | None = None,
+                phase: str | None = None) -> str:
+    """``state · 1,200 / 5,000 steps · 34 episodes · recent return 21.5 · 900 steps/s · 0:01 < 0:04``; a run
+    still on its way to its first steps says what it is busy with: ``starting · starting Ray … 8 s · 0 / …``."""
+    parts = [state, *([phase] if phase else []), f"{snapshot.timesteps:,} / {total:,} steps",
+             f"{snapshot.num_episodes:,} episodes"]
     if not math.isnan(snapshot.recent_mean_return):
         parts.append(f"recent return {snapshot.recent_mean_return:.1f}")
     speed = snapshot.steps_per_second
@@ -109,24 +117,6 @@ def status_line(snapshot: MetricsSnapshot, total: int, state: str, error: BaseEx
     return " · ".join(parts)
 
 
-def tables_html(*frames: pd.DataFrame | None) -> str:
-    """The given tables side by side as compact HTML (numbers rounded; nothing for ``None``)."""
-    parts = [frame.to_html(index=False, float_format=lambda value: f"{value:,.2f}", border=0, na_rep="")
-             for frame in frames if frame is not None and not frame.empty]
-    if not parts:
-        return ""
-    cells = "".join(f"<div style='margin-right: 2em'>{part}</div>" for part in parts)
-    return f"<div style='display: flex; font-size: 85%; font-family: monospace'>{cells}</div>"
-
-
-def log_html(lines: Sequence[str]) -> str:
-    """Log lines as a small preformatted block (nothing for none)."""
-    if not lines:
-        return ""
-    text = html.escape("\n".join(line[:300] for line in lines))
-    return f"<pre style='font-size: 80%; margin: 0; max-height: 10em; overflow: auto'>{text}</pre>"
-
-
 def _clock(seconds: float) -> str:
     minutes, seconds = divmod(int(seconds), 60)
     hours, minutes = divmod(minutes, 60)
@@ -134,19 +124,33 @@ def _clock(seconds: float) -> str:
 
 
 class LiveView:
-    """The widget of a run (:attr:`widget`), refreshed from a daemon thread while the run goes."""
+    """The widget of a run (:attr:`widget`), refreshed from a daemon thread while the run goes: a heading (which
+    run: ``heading``, HTML), Stop and Save figure, the bar and status line, tables, the plot, a cluster's log."""
 
-    def __init__(self, run: Any, interval: float = 1.0, title: str | None = None):
+    def __init__(self, run: Any, interval: float = 1.0, title: str | None = None, heading: str = ""):
         import ipywidgets as widgets
 
         self.run, self.interval, self.title = run, float(interval), title
+        self.heading = widgets.HTML(value=heading, layout=widgets.Layout(flex="1 1 auto"))
+        self.stop_button = widgets.Button(description="Stop", icon="stop", button_style="warning",
+                                          tooltip="End the run after its current step (it saves checkpoints/final)",
+                                          layout=widgets.Layout(width="auto"))
+        self.save_button = widgets.Button(description="Save figure", icon="download",
+                                          tooltip="Write the curves as curves.png and curves.svg into the run "
+                                                  "directory", layout=widgets.Layout(width="auto"))
+        self.saved = widgets.HTML(value="")  # where Save figure wrote
+        self.stop_button.on_click(lambda _: self.stop())
+        self.save_button.on_click(lambda _: self._save_clicked())
         self.progress = widgets.IntProgress(value=0, min=0, max=max(1, run.total_timesteps),
                                             layout=widgets.Layout(width="60%"))
         self.label = widgets.HTML(value="")
         self.image = widgets.Image(value=b"", format="png", layout=widgets.Layout(max_width="100%"))
         self.tables = widgets.HTML(value="")  # remote workers and replay shards, on targets that have them
         self.log = widgets.HTML(value="")  # the last lines of a cluster job's own log
-        self.widget = widgets.VBox([widgets.HBox([self.progress, self.label]), self.tables, self.image, self.log])
+        top = widgets.HBox([self.heading, self.stop_button, self.save_button],
+                           layout=widgets.Layout(align_items="center"))
+        self.widget = widgets.VBox([top, widgets.HBox([self.progress, self.label]), self.tables, self.image,
+                                    self.saved, self.log])
         self.refreshes = 0  # how many times the plot was drawn
         self._drawn: tuple[int, int] | None = None  # (episodes, updates) in the plot on show
         self._lock = threading.Lock()
@@ -179,7 +183,10 @@ class LiveView:
             self.progress.max = max(1, self.run.total_timesteps)
             self.progress.value = min(snapshot.timesteps, self.progress.max)
             self.progress.bar_style = BAR_STYLES.get(state, "")
-            text = status_line(snapshot, self.run.total_timesteps, state, error)
+            text = status_line(snapshot, self.run.total_timesteps, state, error, getattr(self.run, "phase", None))
+            self.stop_button.disabled = bool(self.run.done) or self.stop_button.description == "Stopping…"
+            if self.run.done:
+                self.stop_button.description = "Stop"
             devices = getattr(self.run, "devices", None)
             if devices:  # a multi-device run says where its update runs
                 text = f"{len(devices)} towers on {', '.join(devices)} · {text}"
@@ -194,6 +201,32 @@ class LiveView:
                 self.image.value = figure_png(figure)
                 self._drawn = counts
                 self.refreshes += 1
+
+    def stop(self) -> None:
+        """What Stop does: asks the run to end (it saves its final checkpoint), without waiting for it."""
+        self.stop_button.disabled, self.stop_button.description = True, "Stopping…"
+        self.run.stop(wait=False)
+
+    def save_figure(self, directory: str | Path | None = None) -> list[Path]:
+        """Writes the curves so far as ``curves.png`` and ``curves.svg`` into ``directory`` (default: the run
+        directory) and says where in the view; returns the paths."""
+        snapshot = self.run.snapshot()
+        folder = Path(directory if directory is not None else self.run.logdir)
+        folder.mkdir(parents=True, exist_ok=True)
+        figure = plot_metrics(snapshot.episodes, snapshot.updates, title=self.title, draw=False)
+        paths = [folder / "curves.png", folder / "curves.svg"]
+        figure.savefig(paths[0], format="png", dpi=120)
+        figure.savefig(paths[1], format="svg")
+        where = html.escape(str(paths[0].parent))
+        self.saved.value = (f"<span style='font-family: monospace' class='rlwb-saved'>saved curves.png and "
+                            f"curves.svg ({snapshot.timesteps:,} steps) in {where}</span>")
+        return paths
+
+    def _save_clicked(self) -> None:
+        try:
+            self.save_figure()
+        except Exception as error:  # a read-only folder: say so in the view, the run goes on
+            self.saved.value = f"<span style='color: #b00'>could not save the figure: {html.escape(str(error))}</span>"
 
     def close(self) -> None:
         """Stops refreshing (the widget keeps its last picture)."""

@@ -3,11 +3,13 @@
 A Run wears the same face for every target (it speaks to the target only through
 :class:`~rlworkbench.workbench.targets.base.Execution`): live metrics as pandas tables, ``stop()``, ``wait()``,
 the run directory, a plot, an embedded TensorBoard, and — as a notebook cell's value — a live widget with a
-progress bar and a plot of returns and losses (plain text outside a kernel).
+progress bar, Stop and Save figure, and a plot of returns and losses, headed by which run it is (config, short
+id, the notebook that started it) — plain text outside a kernel.
 """
 
 from __future__ import annotations
 
+import html
 import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,6 +18,7 @@ import pandas as pd
 
 from rlworkbench.errors import CheckpointError, ConfigError
 from rlworkbench.workbench.live_plot import show_figures_as_png
+from rlworkbench.workbench.run_identity import short_id
 from rlworkbench.workbench.run_records import Heartbeat
 from rlworkbench.workbench.run_spec import RunSpec
 from rlworkbench.workbench.targets.base import RUNNING, STARTING, Execution
@@ -57,6 +60,20 @@ class Run:
     def state(self) -> str:
         """``starting``, ``running``, ``finished``, ``stopped`` or ``failed``."""
         return self.execution.state
+
+    @property
+    def phase(self) -> str | None:
+        """What a run not yet training is busy with, and how long so far (``starting Ray … 8 s``); else None."""
+        return self.execution.phase
+
+    @property
+    def headline(self) -> str:
+        """Which run this is, in one line: ``config · env · target · run <short id> · <notebook or script>``."""
+        parts = [self.spec.config_label or self.spec.name, self.spec.env_name, self.target,
+                 f"run {short_id(self.id)}"]
+        if self.spec.source:
+            parts.append(Path(self.spec.source).name)
+        return " · ".join(parts)
 
     @property
     def is_running(self) -> bool:
@@ -195,7 +212,9 @@ class Run:
         from rlworkbench.workbench.live_plot import LiveView
 
         if self._view is None:
-            self._view = LiveView(self, interval=interval, title=self.logdir.name).start()
+            heading = (f"<b title='{html.escape(self.spec.source or '', quote=True)}'>"
+                       f"{html.escape(self.headline)}</b>")
+            self._view = LiveView(self, interval=interval, title=self.logdir.name, heading=heading).start()
         return self._view.widget
 
     @property

@@ -45,20 +45,24 @@ def new_run_id() -> str:
 
 
 def run_record(run: Any, run_id: str, started: float) -> dict[str, Any]:
-    """What the panel knows of ``run``: identity, target, state (and error), counters, recent returns, where."""
+    """What the panel knows of ``run``: identity (config label, source notebook or script), target, state (its
+    start phase, and error), counters, recent returns, where (absolute paths: the lab's server has its own
+    folder; ``cwd`` is the process's, for records that held relative ones)."""
     snapshot = run.snapshot()
     execution, error = run.execution, run.error
     recent = snapshot.episodes.tail(RETURNS_KEPT)
     returns = recent["return"].tolist()
     return {
-        "id": run_id, "name": run.spec.name, "env": run.spec.env_name, "backend": run.spec.backend,
-        "target": run.target, "devices": run.devices, "state": run.state,
+        "id": run_id, "name": run.spec.name, "config_label": run.spec.config_label or run.spec.name,
+        "source": run.spec.source, "env": run.spec.env_name, "backend": run.spec.backend,
+        "target": run.target, "devices": run.devices, "state": run.state, "phase": run.phase,
         "error": None if error is None else f"{type(error).__name__}: {error}",
         "timesteps": snapshot.timesteps, "total_timesteps": run.total_timesteps,
         "steps_per_second": _finite(snapshot.steps_per_second), "episodes": snapshot.num_episodes,
         "recent_return": _finite(snapshot.recent_mean_return), "returns": [_finite(value) for value in returns],
         "return_points": [[int(t), _finite(value)] for t, value in zip(recent["timesteps_total"], returns)],
-        "logdir": str(run.logdir), "checkpoint": None if run.checkpoint is None else str(run.checkpoint),
+        "logdir": str(Path(run.logdir).absolute()), "cwd": os.getcwd(),
+        "checkpoint": None if run.checkpoint is None else str(Path(run.checkpoint).absolute()),
         "config": run.spec.config, "submission_id": getattr(execution, "submission_id", None),
         "address": getattr(execution, "address", None), "host": socket.gethostname(), "pid": os.getpid(),
         "started": started, "updated": time.time(), "labels": run.spec.context.labels,

@@ -22,6 +22,7 @@ from rlworkbench.agents.config import config_name, load_config
 from rlworkbench.agents.protocols import ActorLearner
 from rlworkbench.core.backend import available_backends, default_backend_name
 from rlworkbench.errors import ConfigError
+from rlworkbench.workbench.run_identity import config_label, run_source
 from rlworkbench.workbench.run_result import RUN_FILE, RunResult
 
 if TYPE_CHECKING:
@@ -62,6 +63,8 @@ class RunSpec:
     run_name: str | None = None        #: the run directory's exact name; None: ``<stem>-<YYYYmmdd-HHMMSS>``
     options: dict[str, Any] = field(default_factory=dict)  #: settings only some targets know
     context: RunContext = field(default_factory=RunContext)  #: set by rlworkbench itself, never a setting
+    config_label: str = ""             #: the config as cards show it (see :mod:`.run_identity`); "": ``name``
+    source: str | None = None          #: the notebook or script that started the run (None: not known)
 
     @property
     def env_name(self) -> str:
@@ -88,17 +91,19 @@ class RunSpec:
 
     def description(self) -> dict[str, Any]:
         """What ``run.json`` says of the run: enough to read and compare it later, from its directory alone."""
-        return {"name": self.name, "env": self.env_name, "backend": self.backend, "seed": self.seed,
-                "timesteps": self.timesteps, "num_envs": self.num_envs, "labels": self.context.labels,
-                "created": time.time()}
+        return {"name": self.name, "config_label": self.config_label or self.name, "env": self.env_name,
+                "backend": self.backend, "seed": self.seed, "timesteps": self.timesteps, "num_envs": self.num_envs,
+                "labels": self.context.labels, "source": self.source, "created": time.time()}
 
 
-SETTINGS = tuple(f.name for f in fields(RunSpec) if f.name not in ("name", "config", "agent", "options", "context"))
+SETTINGS = tuple(f.name for f in fields(RunSpec)
+                 if f.name not in ("name", "config", "agent", "options", "context", "config_label", "source"))
 
 
 def make_spec(prototype: Any, **settings: Any) -> RunSpec:
     """A checked :class:`RunSpec` from a prototype and settings (see the module docstring)."""
     known = {key: settings.pop(key) for key in list(settings) if key in SETTINGS}
+    named = False  # whether the name says which config (a file's stem, a shipped config's or the dict's own name)
     if isinstance(prototype, RunResult):  # an earlier run (an experiment's best, say): its config again
         known.setdefault("env", prototype.env or DEFAULT_ENV)
         spec = RunSpec(name=prototype.name, config=load_config(prototype.config))
@@ -108,6 +113,7 @@ def make_spec(prototype: Any, **settings: Any) -> RunSpec:
         config = load_config(dict(prototype) if isinstance(prototype, Mapping) else prototype)
         name = config_name(prototype, config)
         spec = RunSpec(name=name, config=config)
+        named = not isinstance(prototype, Mapping) or "name" in config
     else:
         raise ConfigError("promote() takes an agent, a config dict, a JSON config path or a shipped config name",
                           argument="prototype", expected="Agent, dict, str or Path", got=type(prototype).__name__)
@@ -115,6 +121,7 @@ def make_spec(prototype: Any, **settings: Any) -> RunSpec:
         setattr(spec, key, value)
     spec.options = settings
     _check(spec)
+    spec.config_label, spec.source = config_label(spec.name, spec.config, named), run_source()
     return spec
 
 
@@ -155,7 +162,7 @@ def _check(spec: RunSpec) -> None:
                           got=repr(spec.backend))
     if spec.run_name is not None and not isinstance(spec.run_name, str):
         raise ConfigError("bad run name", argument="run_name", expected="str or None", got=repr(spec.run_name))
-    spec.logdir = Path(spec.logdir)
+    spec.logdir = Path(spec.logdir).expanduser().absolute()  # records and the lab read it from other folders
     spec.progress = bool(spec.progress)
 
 

@@ -160,7 +160,7 @@ def test_the_widget_image_changes_while_the_run_goes(tmp_path):
     assert run._repr_mimebundle_() == {"text/plain": repr(run)}  # outside a kernel: text, no widget
     widget = run.widget(interval=0.25)
     view = run.view
-    assert widget.children[1] is view.tables and widget.children[2] is view.image  # tables: empty on local runs
+    assert widget.children[2] is view.tables and widget.children[3] is view.image  # tables: empty on local runs
     images = set()
     while run.is_running:
         value = bytes(view.image.value)

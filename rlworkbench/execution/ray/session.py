@@ -1,5 +1,11 @@
 """One Ray session per process: started on first use (local, bound to 127.0.0.1) or joined (an address), from any
-thread."""
+thread.
+
+Ray (2.5x) turns token authentication on for a new local session when ``RAY_AUTH_MODE`` is unset, and logs a
+warning saying so (``Token authentication is enabled for this Ray cluster …``) — in a notebook, red text about a
+setting the user never touched. rlworkbench leaves Ray's choice as it is and drops only that notice, and only when
+the user configured none of :data:`AUTH_SETTINGS`; whoever set them sees whatever Ray says.
+"""
 
 from __future__ import annotations
 
@@ -48,7 +54,23 @@ def _start(address: str | None, num_cpus: int | None, options: dict[str, Any]) -
                                 "namespace": "rlworkbench", **options}
     if address is None:
         settings.update(num_cpus=num_cpus)
-    _call_in_a_lasting_thread(lambda: ray.init(address=address, **settings))
+    quiet = not any(os.environ.get(name) for name in AUTH_SETTINGS)
+    notices = logging.getLogger(AUTH_LOGGER)
+    if quiet:  # Ray's default (token auth for a local session) stays; its notice of it is for those who chose
+        notices.addFilter(_not_the_token_notice)
+    try:
+        _call_in_a_lasting_thread(lambda: ray.init(address=address, **settings))
+    finally:
+        notices.removeFilter(_not_the_token_notice)
+
+
+AUTH_SETTINGS = ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")
+"""How a user configures Ray's token authentication; when none is set, Ray's notice about it is not shown."""
+AUTH_LOGGER = "ray._private.authentication.authentication_token_setup"
+
+
+def _not_the_token_notice(record: logging.LogRecord) -> bool:
+    return "Token authentication is" not in record.getMessage()
 
 
 def _call_in_a_lasting_thread(start: Callable[[], Any]) -> None:

@@ -41,6 +41,12 @@ class Execution(abc.ABC):
         return self._state
 
     @property
+    def phase(self) -> str | None:
+        """What a run that has not taken its first steps is busy with, and for how long (``starting Ray … 8 s``);
+        None once it trains (or where the target does not say)."""
+        return None
+
+    @property
     def devices(self) -> list[str] | None:
         """The devices the update runs on, where the target places it on several (else None)."""
         return None

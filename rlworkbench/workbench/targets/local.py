@@ -88,10 +88,13 @@ class LocalExecution(ThreadedExecution):
 
     def _main(self) -> None:
         try:
+            self.set_phase(f"loading {self.spec.backend}")
             if self.spec.threads is not None:
                 get_backend(self.spec.backend).limit_threads(self.spec.threads)
+            self.set_phase("building the agent")
             self._prepare_agent()
             self._restore()
+            self.set_phase(None)
             if not self._stop_asked.is_set():
                 self._state = RUNNING
                 self.worker.run(timesteps=max(0, self.spec.timesteps - self.worker.timesteps))

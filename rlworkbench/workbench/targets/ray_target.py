@@ -94,8 +94,11 @@ class RayExecution(ThreadedExecution):
             log = EventWriter(self.logdir)
             if self.spec.threads is not None:
                 get_backend(self.spec.backend).limit_threads(self.spec.threads)
+            self.set_phase("building the learner")
             self._build_learner()
             if not self._stop_asked.is_set():
+                self._start_ray()
+                self.set_phase(f"starting {self.settings['workers']} samplers")
                 self.algorithm = _algorithm_class(self.algorithm_name)(self.agent, self.spec.env, self.settings,
                                                                        seed=self.spec.seed, log=log)
                 if self.spec.context.resume_from is not None:
@@ -121,8 +124,21 @@ class RayExecution(ThreadedExecution):
                     log.close()
             self._finish(0 if self.algorithm is None else self.algorithm.timesteps)
 
+    def _start_ray(self) -> None:
+        """Starts or joins Ray (the algorithm would, unannounced): the live view says so meanwhile."""
+        import sys
+
+        if "ray" not in sys.modules or not sys.modules["ray"].is_initialized():
+            self.set_phase("starting Ray")
+            from rlworkbench.execution.ray.session import ensure_ray
+
+            ensure_ray(self.settings["address"], self.settings["num_cpus"])
+
     def _after_step(self, algorithm: Any) -> None:
-        """After every step of the algorithm: the checkpoint schedule, then a paced run's allowance."""
+        """After every step of the algorithm: the checkpoint schedule, then a paced run's allowance (and the start
+        phase ends with the first samples)."""
+        if algorithm.timesteps > 0 and self._phase is not None:
+            self.set_phase(None)
         self.checkpointer(algorithm)
         self.pace(algorithm.timesteps)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import abc
 import atexit
 import threading
+import time
 import weakref
 from pathlib import Path
 from typing import Any
@@ -36,12 +37,24 @@ class ThreadedExecution(Execution):
         super().__init__(logdir, total_timesteps)
         self.checkpointer = checkpointer
         self._stop_asked, self._done = threading.Event(), threading.Event()
+        self._phase: tuple[str, float] | None = None  # (what, since when: time.monotonic())
 
     def _start(self, kind: str) -> None:
         self._thread = threading.Thread(target=self._main, name=f"rlworkbench-{kind}-{self.logdir.name}",
                                         daemon=True)
         _LIVE.add(self)
         self._thread.start()
+
+    @property
+    def phase(self) -> str | None:
+        phase = self._phase
+        if phase is None or self.done:
+            return None
+        return f"{phase[0]} … {time.monotonic() - phase[1]:.0f} s"
+
+    def set_phase(self, what: str | None) -> None:
+        """Says what the run's thread is busy with before training (None: training, or done)."""
+        self._phase = None if what is None else (what, time.monotonic())
 
     @abc.abstractmethod
     def _main(self) -> None:
