@@ -1,11 +1,26 @@
 """rlworkbench: modular RL computation graphs (after RLgraph) at the centre of a Jupyter research workbench.
 
 Compose components that talk only through declared API methods, build them for PyTorch or TensorFlow from
-spaces, and execute them locally or distributed. Importing this package imports no framework.
+spaces, and execute them locally or distributed. Importing this package imports no framework; inside a running
+IPython it makes components, agents, executors, graphs and failed builds draw themselves (see
+:mod:`rlworkbench.drawable`: registered by type name, the renderer imported on the first drawing).
 """
 
+from typing import Any as _Any
+
 from rlworkbench.core import Component, ComponentGraph, Executor, api, build, graph_fn
+from rlworkbench.drawable import install_notebook_display as _install_notebook_display
 from rlworkbench.errors import BuildError, ConfigError, RLWorkbenchError, SpaceError
+
+
+def _draw(target: _Any, include: _Any = None, exclude: _Any = None) -> dict[str, str]:
+    """A notebook's drawing of ``target``: the renderer (graphviz) is imported when the first one is shown."""
+    from rlworkbench.visualize.notebook_display import notebook_bundle
+
+    return notebook_bundle(target, include, exclude)
+
+
+_install_notebook_display(_draw, BuildError)
 
 __version__ = "0.1.0"
 __all__ = [

@@ -1,19 +1,77 @@
-"""What drawable objects (components, agents, executors, graphs, failed builds) say before anything can draw them.
+"""How components, agents, executors, graphs and failed builds draw themselves in a notebook after nothing more
+than ``import rlworkbench``.
 
-Drawing lives above the core (:mod:`rlworkbench.visualize`). Importing that package registers how a notebook
-shows these objects (their component graph, as SVG); until then their plain text in IPython tells how to get the
-picture. Nothing here imports IPython: ``_repr_pretty_`` is only a method IPython's printer looks for, and each
-drawable class sets ``_repr_pretty_ = pretty_with_draw_hint`` itself (IPython takes a class's own ``__repr__``
-before a base class's ``_repr_pretty_``).
+Drawing lives above the core (:mod:`rlworkbench.visualize`, graphviz) and the core never imports it, so the drawn
+classes carry no display code. Instead the top of the package (``rlworkbench/__init__.py``, which may import any
+layer), when it is imported inside a running IPython (a Jupyter kernel), calls :func:`install_notebook_display`
+with a printer that imports the renderer on its first use:
+
+- the drawn types (:data:`DRAWN_TYPES`) are registered *by name* with IPython's mime-bundle formatter
+  (``for_type_by_name``), so registering imports none of them, and nothing is drawn or imported until one is shown;
+- an uncaught ``BuildError`` in a cell shows its traceback and then its partial graph (unless the user installed an
+  exception handler of their own).
+
+Outside IPython nothing happens and IPython is not imported. In an IPython started after ``import rlworkbench``
+the objects' plain text (``_repr_pretty_ = pretty_with_draw_hint``, set by each drawn class itself, since IPython
+takes a class's own ``__repr__`` before a base class's ``_repr_pretty_``) says how to get the picture.
 """
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from typing import Any
 
 DRAW_HINT = "import rlworkbench.visualize (or rlworkbench.workbench) to see its graph"
+DRAWN_TYPES = (("rlworkbench.core.component", "Component"), ("rlworkbench.agents.agent", "Agent"),
+               ("rlworkbench.core.executor", "Executor"), ("rlworkbench.core.graph", "ComponentGraph"),
+               ("rlworkbench.errors", "BuildError"))
+"""``(module, class name)`` of everything a notebook draws (subclasses included)."""
+
+Printer = Callable[..., Any]  # (target, include=None, exclude=None) -> a Jupyter mime bundle
 
 
 def pretty_with_draw_hint(self: Any, printer: Any, cycle: bool) -> None:
     """IPython's plain text of a drawable object: its ``repr`` and :data:`DRAW_HINT`."""
     printer.text(f"{self!r}\n({DRAW_HINT})")
+
+
+def running_shell() -> Any:
+    """The running IPython shell, or None (IPython is only looked up, never imported)."""
+    ipython = sys.modules.get("IPython")  # a running IPython has been imported already
+    return ipython.get_ipython() if ipython is not None else None
+
+
+def install_notebook_display(printer: Printer, build_error: type[BaseException] | None = None,
+                             shell: Any = None) -> bool:
+    """Registers ``printer`` for :data:`DRAWN_TYPES` with ``shell``'s formatters (default: the running IPython)
+    and, given the ``build_error`` class, draws uncaught ones after their traceback; returns whether there was a
+    shell. Safe to call again."""
+    shell = shell if shell is not None else running_shell()
+    if shell is None:
+        return False
+    formatter = shell.display_formatter.mimebundle_formatter
+    for module, name in DRAWN_TYPES:  # the bundle's text/plain (no hint) wins over the objects' _repr_pretty_
+        formatter.for_type_by_name(module, name, printer)
+    if build_error is not None:
+        show_uncaught_with_graph(build_error, shell)
+    return True
+
+
+def show_uncaught_with_graph(error_type: type[BaseException], shell: Any) -> bool:
+    """Makes an uncaught ``error_type`` (a BuildError) show its traceback and then display itself (its graph),
+    unless a handler for other exceptions is installed in ``shell``; returns whether it was installed."""
+    if shell.custom_exceptions not in ((), (error_type,)):  # the user's own handler stays
+        return False
+    shell.set_custom_exc((error_type,), _traceback_then_graph)
+    return True
+
+
+def _traceback_then_graph(shell: Any, etype: type, error: BaseException, tb: Any,
+                          tb_offset: int | None = None) -> Any:
+    structured = shell.showtraceback((etype, error, tb), tb_offset=tb_offset)
+    if getattr(error, "graph", None) is not None:
+        from IPython.display import display
+
+        display(error)
+    return structured

@@ -1,21 +1,22 @@
 """Inline display in Jupyter: components, agents, executors, graphs and failed builds draw themselves as SVG.
 
-Importing :mod:`rlworkbench.visualize` calls :func:`register_notebook_display`, which tells a running IPython
-(through its own formatter registry, ``for_type``) how to show those types; the core knows nothing of Jupyter.
-The bundle holds the SVG twice: as ``image/svg+xml`` for any frontend, and inline in a scrolling box as
-``text/html`` (which JupyterLab prefers), so a full agent's graph keeps its natural, readable size instead of
-being cut off or shrunk.
+:func:`notebook_bundle` is what a notebook shows for them. ``import rlworkbench`` inside a running IPython already
+registers it (lazily, by type name: see :mod:`rlworkbench.drawable`); importing :mod:`rlworkbench.visualize` calls
+:func:`register_notebook_display` once more, for an IPython started after the package was imported. The bundle holds
+the SVG twice: as ``image/svg+xml`` for any frontend, and inline at its natural size (100 %, said in a caption) in
+a box that scrolls, as ``text/html`` (which JupyterLab prefers), so a full agent keeps readable labels instead of
+being shrunk to the page width.
 """
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 from rlworkbench.agents.agent import Agent
 from rlworkbench.core.component import Component
 from rlworkbench.core.executor import Executor
 from rlworkbench.core.graph import ComponentGraph
+from rlworkbench.drawable import install_notebook_display
 from rlworkbench.errors import BuildError
 from rlworkbench.visualize.scrolling_svg import scrolling_svg
 
@@ -43,7 +44,8 @@ def _plain_text(target: Any) -> str:
     return repr(target)
 
 
-def _bundle(target: Any, include: Any = None, exclude: Any = None) -> dict[str, str]:
+def notebook_bundle(target: Any, include: Any = None, exclude: Any = None) -> dict[str, str]:
+    """The mime bundle a notebook shows for a drawn object (a BuildError without a graph: its message)."""
     if isinstance(target, BuildError) and target.graph is None:
         return {"text/plain": _plain_text(target)}
     return graph_bundle(target)
@@ -55,11 +57,4 @@ DRAWN_TYPES = (Component, Agent, Executor, ComponentGraph, BuildError)
 def register_notebook_display(shell: Any = None) -> bool:
     """Registers the graph drawing of :data:`DRAWN_TYPES` with ``shell``'s formatters (default: the running
     IPython, if any); returns whether there was a shell to register with. Safe to call again."""
-    if shell is None:
-        ipython = sys.modules.get("IPython")  # only a running IPython has been imported already
-        shell = ipython.get_ipython() if ipython is not None else None
-    if shell is None:
-        return False
-    for kind in DRAWN_TYPES:  # the bundle's text/plain (no hint) wins over the objects' _repr_pretty_
-        shell.display_formatter.mimebundle_formatter.for_type(kind, _bundle)
-    return True
+    return install_notebook_display(notebook_bundle, shell=shell)

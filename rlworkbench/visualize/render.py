@@ -32,6 +32,8 @@ from rlworkbench.visualize.views import GraphView, view_of
 Key = tuple[Any, ...]
 _FONT = "Helvetica"
 _REMOVED_SHOWN = 6  # removed components the legend names; the rest are counted
+HOME_CLASS = "rlw-home"
+"""SVG class of the drawn component's own API methods and their callers: the place a view opens on."""
 
 
 def render_graph(target: Any, depth: int | None = None, api: str | None = None, spaces: bool = True,
@@ -144,8 +146,9 @@ class _Renderer:
             return self._box_node(box)
         style = ("rounded,dashed" if self.view.graph is None  # structure only: every method, none called yet
                  else "rounded,filled,bold" if component is self.focus else "rounded,filled")
+        home = {"class": HOME_CLASS} if component is self.focus else {}  # where a graph pane opens
         return self._add_node(component, ("api", id(component), api_name), label=api_name, shape="box",
-                              style=style, fillcolor="white")
+                              style=style, fillcolor="white", **home)
 
     def _box_node(self, box: Component) -> Key:
         inside = sum(1 for _ in box.walk()) - 1
@@ -183,7 +186,7 @@ class _Renderer:
             target = self._api_node(call.component, call.name)
             if call.caller is None or id(call.caller) not in in_view:
                 source = self._add_node(None, ("entry", call.name), label=call.name, shape="cds",
-                                        style="filled", fillcolor="#e0f2fe", fontsize="10")
+                                        style="filled", fillcolor="#e0f2fe", fontsize="10", **{"class": HOME_CLASS})
             else:
                 source = self._api_node(call.caller.component, call.caller.name)
             self._edge(source, target, self._flow_label(call.inputs, call.output_records()))
@@ -222,7 +225,7 @@ class _Renderer:
         self._collect()
         dot = ComponentDigraph(name=self.focus.name)
         dot.attr(rankdir=rankdir, fontname=_FONT, fontsize="12", nodesep="0.25", ranksep="0.4", compound="true",
-                 label=self._title(), labelloc="t")
+                 label=self._title(), labelloc="t", labeljust="l")  # the title where a scrolled view starts
         dot.attr("node", fontname=_FONT, fontsize="11", margin="0.08,0.03", height="0.3")
         dot.attr("edge", fontname=_FONT, fontsize="9", fontcolor="#374151", color="#6b7280", arrowsize="0.6")
         for key, attrs in self.nodes.get(id(None), []):

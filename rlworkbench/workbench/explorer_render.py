@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -45,12 +44,8 @@ TABLE_CSS = ("<style>.rlw-table{border-collapse:collapse;font-size:12px;margin:2
 
 
 def scrolled(svg: str, height: int = 560, fit: bool = False) -> str:
-    """The SVG in a scrolling box, for large graphs; ``fit``: scaled to the box's width."""
-    if fit:
-        tag_end = svg.find(">")
-        tag = re.sub(r'\s(width|height)="[^"]*"', "", svg[:tag_end])
-        svg = f'{tag} width="100%"{svg[tag_end:]}'
-    return scrolling_svg(svg, max_height=f"{height}px")
+    """The SVG in a scrolling box at its natural size; ``fit``: scaled to the box's width (small labels)."""
+    return scrolling_svg(svg, max_height=f"{height}px", fit=fit)
 
 
 def error_text(error: BaseException) -> str:
@@ -76,7 +71,7 @@ def error_html(error: BaseException, target: Any, fallback: str | None = None, h
             svg = graph_svg(target, highlight=_known(target, error_paths(error, fallback)))
     except Exception as draw_error:  # the message matters more than the drawing
         return message + f"<div><i>(graph not drawn: {html.escape(error_text(draw_error))})</i></div>"
-    return message + scrolled(svg, height, fit=True)
+    return message + scrolled(svg, height)  # natural size: legible labels, the box scrolls
 
 
 def _known(target: Any, paths: list[str]) -> list[str]:

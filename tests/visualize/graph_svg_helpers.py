@@ -15,7 +15,7 @@ def clusters(svg: str) -> list[tuple[str, ET.Element]]:
     """Cluster groups with their label's first line (``"memory (PrioritizedReplay)"``), outermost first."""
     found = []
     for group in parse(svg).iter("{http://www.w3.org/2000/svg}g"):
-        if group.get("class") == "cluster":
+        if "cluster" in group.get("class", "").split():
             texts = [t.text or "" for t in group.findall("svg:text", _NS)]
             if texts:
                 found.append((texts[0], group))
@@ -26,7 +26,7 @@ def texts(svg: str, kind: str) -> list[str]:
     """All text lines inside groups of class ``kind`` (``node``, ``edge``, ``cluster``)."""
     lines = []
     for group in parse(svg).iter("{http://www.w3.org/2000/svg}g"):
-        if group.get("class") == kind:
+        if kind in group.get("class", "").split():  # graphviz may add classes ("node rlw-home")
             lines.extend(t.text or "" for t in group.findall("svg:text", _NS))
     return lines
 

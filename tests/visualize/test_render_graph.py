@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from graph_svg_helpers import cluster_parents, clusters, fill_color, outline_color, texts
+from graph_svg_helpers import cluster_parents, clusters, fill_color, outline_color, parse, texts
 
 from rlworkbench import Component, ConfigError, api, graph_fn
 from rlworkbench.agents import Agent
@@ -40,6 +40,20 @@ def test_api_methods_and_graph_functions_are_nodes(agent):
         assert name in nodes
     for name in ("find_prefix_sum", "sample_deterministic", "loss", "step"):  # API methods that are graph functions
         assert nodes.count(name) >= 2, f"{name}: the API method and its graph function are both drawn"
+
+
+def test_the_drawn_components_own_api_methods_and_callers_mark_where_a_view_opens(agent):
+    """Graph panes open on the nodes of class ``rlw-home``; the title is at the top left, where a scrolled box
+    starts."""
+    svg = graph_svg(agent.root.find("policy"))
+    home = [group for group in parse(svg).iter("{http://www.w3.org/2000/svg}g")
+            if "rlw-home" in group.get("class", "").split()]
+    names = {group.find("{http://www.w3.org/2000/svg}text").text for group in home}
+    called = {name for name in agent.root.find("policy").api_methods if agent.executor.graph.calls_of(
+        agent.root.find("policy"), name)}
+    assert names == called  # the policy's API methods (boxes) and their callers (arrows): no sub-component's
+    assert len(home) == 2 * len(called)
+    assert "labeljust=l" in render_graph(agent).source
 
 
 def test_edges_carry_the_spaces_that_flow_once_built(agent):

@@ -1,6 +1,10 @@
-"""An uncaught BuildError in an IPython cell shows the traceback and then draws the partial graph."""
+"""An uncaught BuildError in an IPython cell shows the traceback and then draws the partial graph — after
+``import rlworkbench`` alone, or :func:`show_build_errors_as_graphs` for a given shell."""
 
 from __future__ import annotations
+
+import subprocess
+import sys
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
@@ -48,3 +52,19 @@ def test_a_handler_the_user_installed_is_left_alone(shell):
     shell.set_custom_exc((ValueError,), mine)
     assert show_build_errors_as_graphs(shell) is False
     assert shell.custom_exceptions == (ValueError,)
+
+
+def test_import_rlworkbench_alone_draws_an_uncaught_build_error(request):
+    core = str(request.config.rootpath / "tests" / "core")
+    code = f"""
+import sys
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+shell = InteractiveShell.instance()
+with capture_output() as captured:
+    shell.run_cell({CELL.format(core=core)!r})
+drawn = any("stuck on torch" in output.data.get("image/svg+xml", "") for output in captured.outputs)
+print("BuildError" in captured.stdout, drawn, "rlworkbench.workbench" in sys.modules)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["True", "True", "False"]  # the traceback, then the graph; the workbench never imported
