@@ -155,9 +155,11 @@ class CompareHandler(APIHandler):
         ids = [run_id for run_id in self.get_argument("runs", "").split(",") if run_id.strip()]
         if not ids:
             raise tornado.web.HTTPError(400, reason="give runs=ID,ID (run ids from the runs panel)")
+        root = _root(self)
         try:
             payload = await tornado.ioloop.IOLoop.current().run_in_executor(
-                None, lambda: compare_payload(read_records(), [run_id.strip() for run_id in ids]))
+                None, lambda: compare_payload([{**record, "logdir": absolute_path(record, "logdir", root)}
+                                               for record in read_records()], [run_id.strip() for run_id in ids]))
         except UnknownRuns as error:
             raise tornado.web.HTTPError(404, reason=str(error)) from None
         self.finish(json.dumps(payload, default=str))
