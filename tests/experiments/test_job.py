@@ -43,5 +43,5 @@ def test_a_sweep_runs_as_a_ray_job_followed_stopped_and_attached_again(ray_head,
     wait_until(lambda: again.state == "stopped", 60, "the job's records replayed")
     assert again.trials[["trial", "timesteps"]].equals(experiment.trials[["trial", "timesteps"]])
     again.close()
-    with pytest.raises(ClusterError, match="no sweep of this name"):
+    with pytest.raises(ClusterError, match="no job of this id"):
         Experiment.attach("nothing-like-it", address=ray_head.address, auth_token=ray_head.auth_token)

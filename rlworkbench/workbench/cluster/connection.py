@@ -74,3 +74,14 @@ def connect(address: str, auth_token: str | None = None, timeout: float = CONNEC
     for name in QUIET_LOGGERS:  # "Uploading package …", "WebSocket closed …" on every job: not the user's news
         logging.getLogger(name).setLevel(logging.WARNING)
     return JobSubmissionClient(address, headers=headers)
+
+
+def job_metadata(client: Any, job_id: str, argument: str, expected: str) -> dict[str, str]:
+    """The metadata the job ``job_id`` was submitted with; ClusterError naming ``argument`` when the cluster has no
+    such job."""
+    try:
+        info = client.get_job_info(job_id)
+    except Exception as error:
+        raise ClusterError("the cluster has no job of this id", argument=argument, expected=expected,
+                           got=job_id) from error
+    return dict(info.metadata or {})

@@ -87,17 +87,12 @@ def submit_job(plan: Any, space: dict[str, Any], auth_token: str | None = None, 
 def find_job(name: str, address: str, auth_token: str | None = None) -> tuple[JobSource, Any]:
     """The job of the experiment ``name`` on the cluster at ``address`` (it runs, or ran): its source, to be
     followed from its first record, and its plan."""
-    from rlworkbench.workbench.cluster.connection import connect
+    from rlworkbench.workbench.cluster.connection import connect, job_metadata
     from rlworkbench.workbench.experiments.plan import ExperimentPlan
 
     client = connect(address, auth_token)
     job_id = submission_id(name)
-    try:
-        info = client.get_job_info(job_id)
-    except Exception as error:
-        raise ClusterError("the cluster has no sweep of this name", argument="name",
-                           expected="the name of an experiment submitted to this cluster", got=name) from error
-    metadata = info.metadata or {}
+    metadata = job_metadata(client, job_id, "name", "the job id of an experiment submitted to this cluster")
     if metadata.get("kind") != METADATA_KIND:
         raise ClusterError("this job is not an rlworkbench sweep", argument="name", expected="a sweep's name",
                            got=name)

@@ -35,7 +35,7 @@ import pandas as pd
 
 from rlworkbench.errors import ClusterError, JobFailed
 from rlworkbench.execution.metrics import MetricsBook, MetricsSnapshot
-from rlworkbench.workbench.cluster.connection import connect
+from rlworkbench.workbench.cluster.connection import connect, job_metadata
 from rlworkbench.workbench.cluster.follower import LogFollower
 from rlworkbench.workbench.cluster.job_package import JOB_FILE
 from rlworkbench.workbench.cluster.mirror import MetricsMirror
@@ -86,12 +86,7 @@ class JobExecution(Execution):
         from rlworkbench.workbench.cluster.submission import METADATA_KEY
 
         client = connect(address, auth_token)
-        try:
-            info = client.get_job_info(submission_id)
-        except Exception as error:
-            raise ClusterError("the cluster has no job of this id", argument="submission_id",
-                               expected="an id from list_runs(address)", got=submission_id) from error
-        metadata = info.metadata or {}
+        metadata = job_metadata(client, submission_id, "submission_id", "an id from list_runs(address)")
         if METADATA_KEY not in metadata:
             raise ClusterError("this job was not submitted by rlworkbench", argument="submission_id",
                                expected="an rlworkbench job's id (list_runs)", got=submission_id)
