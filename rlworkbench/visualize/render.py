@@ -33,7 +33,7 @@ Key = tuple[Any, ...]
 _FONT = "Helvetica"
 _REMOVED_SHOWN = 6  # removed components the legend names; the rest are counted
 HOME_CLASS = "rlw-home"
-"""SVG class of the drawn component's own API methods and their callers: the place a view opens on."""
+"""SVG class of the drawn component's own API methods: the place a view opens on (their callers: ``rlw-entry``)."""
 
 
 def render_graph(target: Any, depth: int | None = None, api: str | None = None, spaces: bool = True,
@@ -186,7 +186,7 @@ class _Renderer:
             target = self._api_node(call.component, call.name)
             if call.caller is None or id(call.caller) not in in_view:
                 source = self._add_node(None, ("entry", call.name), label=call.name, shape="cds",
-                                        style="filled", fillcolor="#e0f2fe", fontsize="10", **{"class": HOME_CLASS})
+                                        style="filled", fillcolor="#e0f2fe", fontsize="10", **{"class": "rlw-entry"})
             else:
                 source = self._api_node(call.caller.component, call.caller.name)
             self._edge(source, target, self._flow_label(call.inputs, call.output_records()))
