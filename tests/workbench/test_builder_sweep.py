@@ -141,7 +141,7 @@ def test_the_models_import_without_ipywidgets():
 # ----- the tab -----------------------------------------------------------------------------------------------------
 def test_ticking_from_code_shows_the_row_and_updates_the_code(clean):
     builder, tab = clean, clean.view.sweep_tab
-    assert isinstance(tab.widget, w.VBox) and tab.widget in clean.view.tabs.children
+    assert isinstance(tab.widget, w.VBox) and tab.widget in [panel.children[0] for panel in clean.view.tabs.children]
     assert "space = {}" in tab.code.value and not tab.launch_button.disabled  # a seed set of one config
     assert clean.tick(RATE, "uniform", low=0.001, high=0.004)
     row = tab.rows[(RATE, "float")]

@@ -18,6 +18,7 @@ from rlworkbench.errors import ConfigError
 from rlworkbench.workbench.builder.busy import BusyIndicator
 from rlworkbench.workbench.builder.copy_button import CopyButton
 from rlworkbench.workbench.builder.export_name import default_export_name, shipped_config_path
+from rlworkbench.workbench.builder.form_rows import wrapping
 from rlworkbench.workbench.builder.sweep_tab import SweepTab
 from rlworkbench.workbench.targets import known_targets
 
@@ -83,8 +84,8 @@ class BuilderView:
         self._overwrite_confirmed = False
         self._sync_export()
         self.save_button.disabled = self.builder.form is None
-        return w.VBox([w.HBox([self.export_path, self.save_button]), self.copy_button, self.export_status,
-                       self.export_text])
+        return w.VBox([w.HBox([self.export_path, self.save_button], layout=wrapping()), self.copy_button,
+                       self.export_status, self.export_text])
 
     def _promote_tab(self) -> w.Widget:
         self.target_menu = w.Dropdown(options=known_targets(), value="local", description="to")
@@ -93,7 +94,7 @@ class BuilderView:
         start = w.Button(description="Promote", icon="rocket", button_style="success",
                          disabled=self.builder.form is None)
         start.on_click(lambda _: self._guarded(self._promote))
-        return w.VBox([w.HBox([self.target_menu, self.timesteps, self.num_envs, start]),
+        return w.VBox([w.HBox([self.target_menu, self.timesteps, self.num_envs, start], layout=wrapping()),
                        w.HTML("<small>multi_gpu and ray take their own settings from code: "
                               "<code>builder.promote(to='ray', workers=2)</code></small>")])
 

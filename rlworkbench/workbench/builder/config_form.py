@@ -219,10 +219,15 @@ class ConfigForm:
         self._errors.append(undo)
 
     def _open_sections(self) -> None:
-        """Top-level sections start open (nested ones stay folded)."""
+        """Top-level sections start open, and so do the arguments of a top-level component's chosen type
+        (``optimizer: adam``); nested ones stay folded."""
         for child in self.widget.children:
             if isinstance(child, w.Accordion):
                 child.selected_index = 0
+            elif isinstance(child, w.VBox) and child.children and isinstance(child.children[0], w.VBox):
+                for part in child.children[0].children:  # a choice: VBox([VBox([menu row, *option widgets])])
+                    if isinstance(part, w.Accordion):
+                        part.selected_index = 0
 
 
 def short_error(error: ConfigError) -> str:

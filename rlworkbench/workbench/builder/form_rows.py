@@ -1,4 +1,5 @@
-"""Rows of the builder's form that the form library does not draw itself: a choice's menu with its label."""
+"""Rows of the builder's widgets that the libraries do not draw: a choice's menu with its label, and a row of
+controls that wraps in the builder's side column."""
 
 from __future__ import annotations
 
@@ -20,3 +21,8 @@ def choice_row(selector: w.Dropdown, title: str | None, optional: bool) -> w.HBo
 def choice_menu_of(row: w.HBox) -> w.Dropdown:
     """The menu of a :func:`choice_row`."""
     return row.children[-1]
+
+
+def wrapping() -> w.Layout:
+    """The layout of a row of controls that wraps in the side column rather than running out of it."""
+    return w.Layout(flex_flow="row wrap", width="100%")

@@ -15,6 +15,7 @@ import ipywidgets as w
 
 from rlworkbench.workbench.builder.config_form import ERROR_COLOR, short_error
 from rlworkbench.workbench.builder.copy_button import CopyButton
+from rlworkbench.workbench.builder.form_rows import wrapping
 from rlworkbench.workbench.builder.sweep_draft import SETTINGS
 from rlworkbench.workbench.builder.sweep_fields import RANGES, SweepEntry, SweepField
 
@@ -46,8 +47,10 @@ class SweepTab:
         self.status = w.HTML()
         self.experiment_box = w.VBox()  # the launched Experiment's live widget
         settings = list(self.settings.values())
-        self.widget = w.VBox([w.HBox(settings[:4]), w.HBox([*settings[4:], self.launch_button]),
-                              w.HBox([w.HTML("<b>fields to sweep</b>"), self.filter, self.status]), self.rows_box,
+        self.widget = w.VBox([w.HBox(settings[:4], layout=wrapping()),
+                              w.HBox([*settings[4:], self.launch_button], layout=wrapping()),
+                              w.HBox([w.HTML("<b>fields to sweep</b>"), self.filter, self.status], layout=wrapping()),
+                              self.rows_box,
                               w.HBox([w.HTML("<b>the experiment as code</b>"), self.copy_button]), self.code,
                               self.experiment_box], layout=w.Layout(width="100%"))
         self.widget.add_class("rlw-sweep-tab")
@@ -117,7 +120,7 @@ class FieldRow:
         self.tick.observe(self._on_tick, names="value")
         self.details = w.HBox()
         self.error = w.HTML()
-        self.widget = w.VBox([w.HBox([self.tick, self.details]), self.error],
+        self.widget = w.VBox([w.HBox([self.tick, self.details], layout=wrapping()), self.error],
                              layout=w.Layout(flex="0 0 auto"))  # (in a scrolled box: scrolled, never squeezed)
         self._syncing = False
         self._inputs: dict[str, w.Widget] = {}
