@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Makes .venv ready for the demo and the tests on a fresh machine: graphviz (apt, when root), a Python 3.11
-# venv, torch installed on its own first (so pip takes the CPU wheel), then the package with all extras.
-# Re-runs are cheap: the install is redone only when pyproject.toml changes.
+# Makes .venv ready for the demo and the tests on a fresh machine: graphviz (apt, when root), a venv of $PYTHON
+# (default: the first of python3.11, 3.12, 3.13, python3), torch installed on its own first (so pip takes the CPU
+# wheel), then the package with all extras at the versions of constraints.txt (the lock).
+# Re-runs are cheap: the install is redone only when pyproject.toml or constraints.txt changes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,15 +16,22 @@ fi
 
 python=${PYTHON:-}
 if [ -z "$python" ]; then
-  for candidate in python3.11 python3; do
+  for candidate in python3.11 python3.12 python3.13 python3; do
     if command -v "$candidate" >/dev/null 2>&1; then python=$candidate; break; fi
   done
 fi
-stamp=".venv/.installed-$(sha1sum pyproject.toml | cut -c1-12)"
+# PYTHON=python3.12 make test: a .venv made by another interpreter is made again with the one asked for.
+if [ -n "${PYTHON:-}" ] && [ -x .venv/bin/python ]; then
+  want=$("$python" -c 'import sys; print(sys.version_info[:2])')
+  have=$(.venv/bin/python -c 'import sys; print(sys.version_info[:2])')
+  [ "$want" = "$have" ] || rm -rf .venv
+fi
+[ -x .venv/bin/python ] || "$python" -m venv .venv
+stamp=".venv/.installed-$(cat pyproject.toml constraints.txt | sha1sum | cut -c1-12)"
 if [ ! -f "$stamp" ]; then
-  [ -x .venv/bin/python ] || "$python" -m venv .venv
-  .venv/bin/python -m pip install -q torch==2.13.0
-  .venv/bin/python -m pip install -q -e ".[all]"
+  # torch on its own first, at the locked version, so pip takes the CPU build rather than choosing one
+  .venv/bin/python -m pip install -q "$(grep '^torch==' constraints.txt)"
+  .venv/bin/python -m pip install -q -c constraints.txt -e ".[all,dev]"
   rm -f .venv/.installed-*
   touch "$stamp"
 fi
