@@ -34,6 +34,7 @@ single), written to ``datasets/benchmarks/sweep.csv`` by default (data card: ``d
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import tempfile
@@ -130,7 +131,7 @@ def _steady_rate(results: list[dict[str, Any]]) -> float:
     results: a PBT trial waits paused between its reports, and an average over its whole life counted the waits as
     training (its overhead came out negative). The fastest interval makes the overhead an upper bound."""
     rates = [(after["timesteps"] - before["timesteps"]) / (after["time"] - before["time"])
-             for before, after in zip(results, results[1:])
+             for before, after in itertools.pairwise(results)
              if after["time"] > before["time"] and after["timesteps"] > before["timesteps"]]
     return max(rates, default=math.nan)
 

@@ -108,6 +108,11 @@ class ConfigError(RLWorkbenchError, ValueError):
     """A configuration (component spec, device map, JSON config) is invalid."""
 
 
+class MissingExtra(ConfigError, ImportError):
+    """A feature needs an optional part of rlworkbench that is not installed; the message names the extra
+    (``pip install "rlworkbench[tf]"``) that brings it."""
+
+
 class CheckpointError(RLWorkbenchError):
     """A checkpoint cannot be written or read: missing or corrupted files, or contents that do not fit the agent
     (unknown or missing variables, other shapes or dtypes, another agent type)."""

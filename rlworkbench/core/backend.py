@@ -19,6 +19,7 @@ import numpy as np
 from rlworkbench.core import replication
 from rlworkbench.core.decorators import ApiMethod, Declared
 from rlworkbench.errors import ConfigError
+from rlworkbench.extras import missing_extra
 
 if TYPE_CHECKING:
     from rlworkbench.core.component import Component
@@ -33,6 +34,7 @@ _REGISTRY: dict[str, str] = {
     "tf": "rlworkbench.backends.tf:TFBackend",
 }
 _INSTANCES: dict[str, Backend] = {}
+FRAMEWORKS = {"torch": "torch", "tf": "tensorflow"}  # a backend's framework package (whose extra installs it)
 
 
 class Backend(abc.ABC):
@@ -159,6 +161,9 @@ def get_backend(backend: str | Backend | None = None) -> Backend:
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as error:
+            framework = FRAMEWORKS.get(name, module_name)
+            if error.name and error.name.split(".")[0] == framework:
+                raise missing_extra(framework, f"backend={name!r}") from error
             raise ConfigError(f"backend '{name}' cannot be imported here: {error}",
                               expected=list(available_backends()), got=name) from error
         _INSTANCES[name] = getattr(module, class_name)()
@@ -169,6 +174,6 @@ def available_backends() -> Iterator[str]:
     """Names of registered backends whose framework and backend module are installed (nothing imported)."""
     for name, target in _REGISTRY.items():
         module_name = target.split(":")[0]
-        framework = {"torch": "torch", "tf": "tensorflow"}.get(name, module_name)
+        framework = FRAMEWORKS.get(name, module_name)
         if importlib.util.find_spec(framework) is not None and importlib.util.find_spec(module_name) is not None:
             yield name

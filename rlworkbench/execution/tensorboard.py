@@ -34,6 +34,7 @@ from rlworkbench.agents.protocols import is_agent
 from rlworkbench.core.component import Component
 from rlworkbench.core.executor import Executor
 from rlworkbench.errors import BuildError, ConfigError
+from rlworkbench.extras import missing_extra
 
 _file_ids = itertools.count()
 
@@ -46,9 +47,8 @@ class EventWriter:
         try:
             from tensorboard.compat.proto import event_pb2, summary_pb2
             from tensorboard.summary.writer.record_writer import RecordWriter
-        except ImportError as error:  # tensorboard comes with the tf extra
-            raise ConfigError("TensorBoard logging needs the tensorboard package", argument="logdir",
-                              expected="`pip install tensorboard`", got="not installed") from error
+        except ImportError as error:  # a dependency of rlworkbench itself: missing only in a broken install
+            raise missing_extra("tensorboard", "TensorBoard logging") from error
         self._event, self._summary, self._histogram = event_pb2.Event, summary_pb2.Summary, summary_pb2.HistogramProto
         self.logdir = Path(logdir)
         self.logdir.mkdir(parents=True, exist_ok=True)

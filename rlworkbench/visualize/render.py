@@ -11,11 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-import graphviz
-
 from rlworkbench.core.component import Component
 from rlworkbench.core.records import ApiCall, GraphFnCall, Record
 from rlworkbench.errors import ConfigError
+from rlworkbench.extras import require
 from rlworkbench.visualize.folding import Folding
 from rlworkbench.visualize.graph_diff import GraphChanges
 from rlworkbench.visualize.palette import (
@@ -28,6 +27,8 @@ from rlworkbench.visualize.palette import (
 )
 from rlworkbench.visualize.space_labels import space_label
 from rlworkbench.visualize.views import GraphView, view_of
+
+graphviz = require("graphviz", "drawing graphs (rlworkbench.visualize)")
 
 Key = tuple[Any, ...]
 _FONT = "Helvetica"

@@ -6,7 +6,14 @@ cluster too (``address="http://head:8265"``) — find a cluster's runs (:func:`l
 (interval estimates across runs).
 
 Importing it inside IPython also makes an uncaught ``BuildError`` draw its partial graph under the traceback.
+It needs the ``jupyter`` extra (widgets, graphviz): without it, importing is one MissingExtra saying so.
 """
+# ruff: noqa: E402 (the imports below need the extra, checked first)
+
+from rlworkbench.extras import require
+
+for _module in ("ipywidgets", "anywidget", "graphviz"):
+    require(_module, "the notebook workbench (rlworkbench.workbench)")
 
 from rlworkbench.workbench.builder import GraphBuilder
 from rlworkbench.workbench.cluster.listing import list_runs

@@ -22,7 +22,8 @@ import urllib.request
 import weakref
 from pathlib import Path
 
-from rlworkbench.errors import ConfigError, RLWorkbenchError
+from rlworkbench.errors import RLWorkbenchError
+from rlworkbench.extras import require
 
 READY_PATH = "data/runs"  # answers 200 (a JSON list of runs) once the server is up
 _LIVE: weakref.WeakSet[TensorBoardServer] = weakref.WeakSet()
@@ -51,11 +52,7 @@ class TensorBoardServer:
         """Starts the server (no-op when it runs) and waits until it answers; returns self."""
         if self.running:
             return self
-        try:
-            import tensorboard  # noqa: F401 (only to fail early with a clear message)
-        except ImportError as error:
-            raise ConfigError("the TensorBoard view needs the tensorboard package", argument="tensorboard",
-                              expected="`pip install tensorboard`", got="not installed") from error
+        require("tensorboard", "the TensorBoard view")  # fails early, naming the extra
         handle, log_name = tempfile.mkstemp(prefix="rlworkbench-tensorboard-", suffix=".log")
         self._log_path = Path(log_name)
         command = [sys.executable, "-m", "tensorboard.main", "--logdir", str(self.logdir), "--host", self.host,

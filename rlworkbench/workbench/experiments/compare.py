@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from rlworkbench.errors import ConfigError
+from rlworkbench.extras import require
 from rlworkbench.workbench.live_plot import show_figures_as_png
 
 METRICS = ("iqm", "mean", "median", "optimality_gap")
@@ -98,6 +99,7 @@ def compare(runs: Any, metric: str = "return", by: str | Callable[[RunScores], s
         taus: the performance profiles' thresholds (default: 40 between the lowest and highest score).
         points: env-step points of the sample-efficiency curves.
     """
+    require("rliable", "compare()")
     from rliable import library as rly
     from rliable import metrics as rmetrics
 

@@ -22,6 +22,7 @@ from ray import tune
 from ray.tune.logger import CSVLoggerCallback, JsonLoggerCallback
 
 from rlworkbench.errors import ConfigError
+from rlworkbench.extras import require
 from rlworkbench.workbench.experiments.plan import ExperimentPlan
 from rlworkbench.workbench.experiments.records import RecordWriter
 from rlworkbench.workbench.experiments.search_space import (
@@ -197,6 +198,7 @@ def make_search(plan: ExperimentPlan, space: dict[str, Any]) -> Any:
         return BasicVariantGenerator(random_state=plan.search_seed) if plan.search_seed is not None else None
     if plan.search == "optuna":
         from ray.tune.search import ConcurrencyLimiter
+        require("optuna", 'sweep(search="optuna")')
         from ray.tune.search.optuna import OptunaSearch
 
         options = dict(plan.options.get("search") or {})

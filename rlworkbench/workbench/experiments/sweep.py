@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from rlworkbench.errors import ConfigError
+from rlworkbench.extras import require
 from rlworkbench.workbench.experiments.experiment import Experiment
 from rlworkbench.workbench.experiments.plan import ExperimentPlan
 from rlworkbench.workbench.experiments.search_space import check_space, describe, is_grid
@@ -73,6 +74,7 @@ def sweep(prototype: Any, space: Mapping[str, Any], seeds: int | Sequence[int] =
         settings: the runs' ``promote`` settings: ``env``, ``backend``, ``num_envs``, ``checkpoint_every`` … and
             the target's own.
     """
+    require("ray.tune", "sweep()")
     job_settings = _pop_job_settings(settings, address)
     spec = make_spec(prototype, timesteps=_positive(budget, "budget"), **settings)
     if not isinstance(spec.env, str):
