@@ -14,7 +14,7 @@ if ! command -v npm >/dev/null 2>&1; then
 fi
 sources=$(cat "$ext/package.json" "$ext/package-lock.json" "$ext/tsconfig.json" "$ext"/src/*.ts "$ext"/style/* \
   | sha1sum | cut -c1-12)
-if [ ! -f "$target/.built-$sources" ]; then
+if [ ! -f "$target/.built-$sources" ] || [ ! -f "$target/package.json" ]; then
   echo "lab_extension: building $ext"
   (cd "$ext" && npm ci --no-audit --no-fund --loglevel=error && rm -rf lib labextension tsconfig.tsbuildinfo \
     && PATH="$PWD/../../.venv/bin:$PATH" npm run build --silent)

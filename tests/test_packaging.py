@@ -94,3 +94,14 @@ def test_environment_yml_installs_the_lock_and_agrees_with_both() -> None:
 
 def test_the_lock_is_written_for_a_python_the_project_supports() -> None:
     assert SpecifierSet(PROJECT["requires-python"]).contains(".".join(map(str, sys.version_info[:3])))
+
+
+def test_one_version_for_the_package_and_its_lab_extension() -> None:
+    import json
+
+    import rlworkbench
+
+    assert "version" in PROJECT["dynamic"], "the version is read from rlworkbench.__version__, written nowhere else"
+    package = json.loads((ROOT / "extensions" / "rlworkbench-lab" / "package.json").read_text())
+    assert package["version"] == rlworkbench.__version__
+    assert f"## {rlworkbench.__version__}" in (ROOT / "CHANGELOG.md").read_text()
