@@ -1,7 +1,7 @@
 // Drives GraphBuilder("dqn_cartpole") in JupyterLab with headless Chromium (playwright-core, Debian's chromium) as a
 // researcher meets it, measuring on-screen boxes: the cell runs (cell → widget), the first switch to TF (the busy
-// line ticking meanwhile), a bad value's long error (status row, header kept on one line), dueling ticked (change →
-// redraw), the form scrolled with the mouse wheel to the layers and the optimizer (the graph pane still inside the
+// line ticking meanwhile), a bad value's long error (status row, header kept on one line), back to torch, dueling
+// ticked (change → redraw), the form scrolled with the mouse wheel down to the layers and up to the optimizer (the graph pane still in the
 // viewport), node labels' height in the pane and its zoom text, the tree selecting the policy (the pane zoomed to
 // it), a tick in the sweep tab. Screenshot of the viewport with the builder.
 //
@@ -67,7 +67,7 @@ function labelInView({ B, text }) {
   if (!label || !panel) return { found: Boolean(label), visible: false };
   const r = label.getBoundingClientRect(), p = panel.getBoundingClientRect();
   return { found: true, visible: r.height > 0 && r.top >= p.top && r.bottom <= p.bottom && r.bottom <= innerHeight,
-           panel_scroll: panel.scrollTop };
+           above: r.bottom < p.top, panel_scroll: panel.scrollTop };
 }
 
 const tab = (name) => `${B} .lm-TabBar-tab:has(.lm-TabBar-tabLabel:text-is('${name}'))`;
@@ -121,27 +121,33 @@ async function run(page) {
   await batch.press('Enter');
   await statusSays(page, 'built on tf', t.interaction);
 
+  // Back to torch (a later switch: no import left), where the change → redraw below is timed.
+  const backAt = Date.now();
+  await page.locator(`${B} .rlw-builder-header .widget-toggle-button:text-is('torch')`).click();
+  result.steps.back_to_torch = (await statusSays(page, 'built on torch', t.interaction)).ok;
+  result.timings_s.later_switch_to_torch = seconds(backAt);
+
   // Change → redraw: dueling on, until the status says what was added.
   const tickAt = Date.now();
   await page.locator(`${B} .rlw-config-form .widget-checkbox:has-text('dueling') input`).click();
-  const redrawn = await statusSays(page, 'added', t.interaction);
+  const redrawn = await poll(page, layout, (seen) => /\+[1-9]\d* added/.test(seen.status), t.interaction, 50, B);
   result.timings_s.change_to_redraw = seconds(tickAt);
   result.steps.dueling = { status: redrawn.value.status, ok: redrawn.ok, clusters: redrawn.value.clusters };
 
   // The form scrolled with the wheel (over the form) to the network's layers, then to the optimizer.
   result.steps.scrolled = {};
-  for (const [name, label] of [['optimizer', 'learning_rate > 0'], ['layers', 'units ≥ 1 ≤ 65536']]) {
+  for (const [name, label] of [['layers', 'units ≥ 1 ≤ 65536'], ['optimizer', 'learning_rate > 0']]) {
     if (name === 'layers') {  // the network's section is folded: open it and its first layer
       for (const header of ['network', 'dense']) {
-        await page.locator(`${B} .rlw-config-form .jupyter-widget-Collapse-header:text-is('${header}')`).first()
-          .click({ timeout: t.interaction });
+        await page.locator(`${B} .rlw-config-form .jupyter-widget-Collapse-header`)
+          .filter({ hasText: new RegExp(`^\\s*${header}\\s*$`) }).first().click({ timeout: t.interaction });
       }
     }
     const form = await page.locator(`${B} .rlw-config-form`).boundingBox();
     await page.mouse.move(form.x + form.width / 2, Math.min(form.y + 200, cfg.viewport.height - 200));
     let seen = await page.evaluate(labelInView, { B, text: label });
     for (let step = 0; step < 40 && !seen.visible; step += 1) {
-      await page.mouse.wheel(0, 150);
+      await page.mouse.wheel(0, seen.above ? -150 : 150);
       await page.waitForTimeout(60);
       seen = await page.evaluate(labelInView, { B, text: label });
     }

@@ -1,6 +1,6 @@
 """The GraphBuilder in JupyterLab + headless Chromium at 1600 x 1000 px, measured on screen (drive_graph_builder.mjs):
 the first switch to TF shows the ticking busy line; a long error stays in the status row (the header's buttons on
-one line); ticking *dueling* redraws with the streams marked as added; scrolling the form with the wheel to the
+one line); back on torch, ticking *dueling* redraws with the streams marked as added; scrolling the form with the wheel to the
 optimizer and to the layers leaves the graph pane inside the viewport; node labels in the pane are at least 9 px
 high and the pane shows its zoom; the tabs sit above the form; selecting the policy zooms the pane to it; a tick in
 the sweep tab counts. Screenshot (docs/images/graph-builder.png is refreshed from it): test-artifacts/browser/."""
@@ -67,10 +67,10 @@ def test_the_builder_keeps_its_graph_in_view_and_legible(jupyter_lab, run_driver
     assert "config error" in error["status"] and len({round(top) for top in error["toggle_tops"]}) == 1, report
     assert error["header"]["height"] < 60 and error["status_row"]["top"] >= error["header"]["bottom"] - 1, report
 
-    assert steps["dueling"]["ok"] and "added" in steps["dueling"]["status"], report
+    assert steps["back_to_torch"] and steps["dueling"]["ok"] and "on torch" in steps["dueling"]["status"], report
     for name in ("optimizer", "layers"):  # scrolled to in the form: the graph pane still wholly in view
         scrolled = steps["scrolled"][name]
-        assert scrolled["visible"] and scrolled["panel_scroll"] > 0, (name, report)
+        assert scrolled["visible"] and scrolled["panel_scroll"] > 0, (name, report)  # the panel scrolled
         assert inside(scrolled["layout"]["pane"], scrolled["layout"]["viewport"]), (name, report)
         assert scrolled["layout"]["horizontal_scrollbars"] == 0 and scrolled["layout"]["config_panel_overflow"] <= 1, \
             (name, report)

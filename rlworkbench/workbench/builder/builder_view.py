@@ -39,10 +39,10 @@ class BuilderView:
         self.status = w.HTML(layout=w.Layout(flex="1 1 auto", min_width="0"))
         self.busy = BusyIndicator()
         self.backend_menu = w.ToggleButtons(options=list(available_backends()), value=builder.backend,
-                                            description="backend", style={"button_width": "70px"})
+                                            tooltip="the backend the agent is built on", style={"button_width": "70px"})
         self.backend_menu.observe(self._on_backend, names="value")
-        header = w.HBox([w.HTML(f"<b>GraphBuilder</b> · {builder.source.name}"), self.backend_menu],
-                        layout=w.Layout(align_items="center"))
+        header = w.HBox([w.HTML(f"<b>GraphBuilder</b> · {builder.source.name}"), w.HTML("backend"),
+                         self.backend_menu], layout=w.Layout(align_items="center"))
         header.add_class("rlw-builder-header")
         status_row = w.HBox([self.busy, self.status], layout=w.Layout(width="100%"))
         status_row.add_class("rlw-builder-status-row")
