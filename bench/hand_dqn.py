@@ -139,14 +139,14 @@ class PrioritizedReplay(Replay):
 class HandDQN:
     """DQN on a vector env, by hand. :meth:`run` takes ``steps`` more env steps (acting, storing, learning)."""
 
-    def __init__(self, env: Any, settings: Settings, seed: int = 0):
-        self.env, self.settings = env, settings
+    def __init__(self, env: Any, settings: Settings, seed: int = 0, device: str = "cpu"):
+        self.env, self.settings, self.device = env, settings, torch.device(device)
         torch.manual_seed(seed)
         self.rng = np.random.default_rng(seed)
         obs_shape = env.single_observation_space.shape
         self.num_actions = int(env.single_action_space.n)
-        self.online = q_network(int(np.prod(obs_shape)), settings.hidden, self.num_actions)
-        self.target = q_network(int(np.prod(obs_shape)), settings.hidden, self.num_actions)
+        self.online = q_network(int(np.prod(obs_shape)), settings.hidden, self.num_actions).to(self.device)
+        self.target = q_network(int(np.prod(obs_shape)), settings.hidden, self.num_actions).to(self.device)
         self.target.load_state_dict(self.online.state_dict())
         self.optimizer = torch.optim.Adam(self.online.parameters(), lr=settings.learning_rate)
         self.replay = (PrioritizedReplay(settings.capacity, obs_shape, self.rng, settings.alpha, settings.beta)
@@ -161,7 +161,7 @@ class HandDQN:
 
     def act(self, states: np.ndarray) -> np.ndarray:
         with torch.no_grad():
-            greedy = self.online(torch.from_numpy(states)).argmax(1).numpy()
+            greedy = self.online(torch.from_numpy(states).to(self.device)).argmax(1).cpu().numpy()
         explore = self.rng.random(len(states)) < self.epsilon()
         return np.where(explore, self.rng.integers(0, self.num_actions, len(states)), greedy)
 
@@ -195,21 +195,21 @@ class HandDQN:
     def update(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray, terminals: np.ndarray,
                next_states: np.ndarray, weights: np.ndarray | None = None, slots: np.ndarray | None = None) -> float:
         """One gradient step on a batch of NumPy arrays (as a memory gives it); returns the loss."""
-        s, s2 = torch.from_numpy(states), torch.from_numpy(next_states)
-        a, r, t = torch.from_numpy(actions), torch.from_numpy(rewards), torch.from_numpy(terminals)
+        s, s2, a, r, t = (torch.from_numpy(array).to(self.device)
+                          for array in (states, next_states, actions, rewards, terminals))
         with torch.no_grad():
             best = self.online(s2).argmax(1, keepdim=True)
             target = r + self.settings.discount * (1.0 - t) * self.target(s2).gather(1, best).squeeze(1)
         q = self.online(s).gather(1, a.unsqueeze(1)).squeeze(1)
         td = target - q
         per_item = nn.functional.huber_loss(q, target, reduction="none")
-        loss = (per_item * torch.from_numpy(weights)).mean() if weights is not None else per_item.mean()
+        loss = (per_item * torch.from_numpy(weights).to(self.device)).mean() if weights is not None else per_item.mean()
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         nn.utils.clip_grad_norm_(self.online.parameters(), self.settings.clip_grad_norm)
         self.optimizer.step()
         if self.settings.prioritized and slots is not None:
-            self.replay.update_priorities(slots, td.detach().abs().numpy() + self.settings.priority_epsilon)
+            self.replay.update_priorities(slots, td.detach().abs().cpu().numpy() + self.settings.priority_epsilon)
         self.updates += 1
         if self.updates % self.settings.sync_interval == 0:
             self.target.load_state_dict(self.online.state_dict())
