@@ -1,6 +1,8 @@
 // Drives rlworkbench's JupyterLab extension in headless Chromium (playwright-core, Debian's chromium): open the
-// runs panel from its sidebar tab, run a notebook that promotes a short run and a long one, watch the short one
-// appear, progress and finish in the panel, press Stop on the long one. Screenshots of the panel. The server runs
+// runs panel from its sidebar tab, run a notebook (in a subfolder of the server's root) that promotes a short run
+// and a long one of another config, time the cell until its live widget shows, watch the short one appear,
+// progress and finish in the panel, open its TensorBoard (the dashboard must show the run's scalars) and its Folder
+// (the file browser must list the run directory), press Stop on the long one. Screenshots of the panel. The server runs
 // with expose_app_in_browser, so the driver reaches JupyterLab's commands as window.jupyterapp. (The component-
 // graph viewer has its own driver, drive_lab_graph_viewer.mjs.)
 //
@@ -23,8 +25,29 @@ function cards() {
     value: Number(card.querySelector('progress')?.value ?? 0),
     max: Number(card.querySelector('progress')?.max ?? 0),
     stop: Boolean(card.querySelector('.rlwb-stop')),
+    title: card.querySelector('.rlwb-run-title')?.innerText ?? '',
+    folder: card.querySelector('.rlwb-folder')?.title ?? '',
+    identity: card.querySelector('.rlwb-identity')?.innerText ?? '',
+    tooltips: [...card.querySelectorAll('.rlwb-counts, .rlwb-speed, .rlwb-return')].map((e) => e.title),
     text: card.innerText.slice(0, 300),
   }));
+}
+
+// Runs in the page: the notebook's live run widget (its heading, Stop and Save figure) and when the cell started.
+function liveWidget() {
+  const outputs = [...document.querySelectorAll('.jp-NotebookPanel .jp-OutputArea-output')];
+  const at = outputs.map((e) => /PROMOTE AT ([\d.]+)/.exec(e.innerText)).find(Boolean);
+  const view = document.querySelector('.jp-NotebookPanel .widget-vbox .widget-hprogress')?.closest('.widget-vbox');
+  const buttons = view ? [...view.querySelectorAll('button')].map((b) => b.innerText.trim()) : [];
+  return { promoted_at: at ? Number(at[1]) : null, now: Date.now() / 1000,
+    heading: view ? view.querySelector('.widget-html')?.innerText ?? '' : null, buttons };
+}
+
+// Runs in the page: what the file browser shows (its path and the names it lists).
+function fileBrowser() {
+  const browser = [...window.jupyterapp.shell.widgets('left')].find((widget) => widget.id === 'filebrowser');
+  return { path: browser?.model?.path ?? null,
+    items: [...document.querySelectorAll('.jp-FileBrowser .jp-DirListing-itemText')].map((e) => e.innerText) };
 }
 
 function notebookText() {
@@ -55,10 +78,18 @@ async function run(page) {
   // Not awaited: the command's promise settles only when the last cell has run (it waits for the Stop below).
   await page.evaluate(() => { void window.jupyterapp.commands.execute('notebook:run-all-cells'); });
   log('cells started');
-  // The short run: seen while it goes (its bar moving), then finished.
+  // The short run: its live widget in the notebook (timed from the cell's start), then seen in the panel while it
+  // goes (its bar moving), then finished.
   let shortId = null;
   const deadline = Date.now() + t.short_run;
   while (Date.now() < deadline) {
+    if (!result.live_widget) {
+      const live = await page.evaluate(liveWidget);
+      if (live.heading && live.promoted_at) {
+        result.live_widget = { ...live, cell_to_widget_s: Number((live.now - live.promoted_at).toFixed(2)) };
+        log(`live widget after ${result.live_widget.cell_to_widget_s} s`);
+      }
+    }
     const now = (await page.evaluate(cards)).filter((c) => !before.has(c.id));
     const short = shortId ? now.find((c) => c.id === shortId) : now[now.length - 1];
     if (short) {
@@ -72,6 +103,9 @@ async function run(page) {
     await page.waitForTimeout(250);
   }
   mark('short_run_seen');
+  result.short_card = (await page.evaluate(cards)).find((c) => c.id === shortId);
+  await openTensorBoard(page, shortId);
+  await openFolder(page, shortId);
 
   // The long run: Stop pressed in the panel; the notebook's cell waits for run.state to say so.
   const running = await poll(page, cards, (now) => now.some((c) => c.id !== shortId && !before.has(c.id) &&
@@ -80,6 +114,7 @@ async function run(page) {
   if (!running.ok) throw new Error(`the long run never showed as running with a Stop button: ${JSON.stringify(running.value)}`);
   const longId = running.value.find((c) => c.id !== shortId && !before.has(c.id) && c.state === 'running').id;
   result.long_run.push(running.value.find((c) => c.id === longId));
+  result.long_card = running.value.find((c) => c.id === longId);
   await shot(page, cfg.screenshots.panel);
   await page.locator(`#rlworkbench-runs .rlwb-run[data-run-id="${longId}"] .rlwb-stop`).click();
   log('stop clicked');
@@ -90,7 +125,41 @@ async function run(page) {
   result.long_run.push(card.value.find((c) => c.id === longId));
   result.notebook_text = (await page.evaluate(notebookText)).slice(-1500);
   mark('long_run_stopped');
+  await page.evaluate(() => document.querySelector('.jp-NotebookPanel .widget-hprogress')
+    ?.closest('.jp-Cell')?.scrollIntoView({ block: 'start' }));
   result.screenshot_panel = await shot(page, cfg.screenshots.panel);
+}
+
+// TensorBoard from the card: a main-area tab whose frame shows the run's scalars, not "No dashboards are active".
+async function openTensorBoard(page, runId) {
+  const t = cfg.timeouts_ms;
+  await page.locator(`#rlworkbench-runs .rlwb-run[data-run-id="${runId}"] .rlwb-tensorboard`).click();
+  await page.waitForSelector(`#rlworkbench-tensorboard-${runId} iframe`, { timeout: t.tensorboard });
+  const src = await page.locator(`#rlworkbench-tensorboard-${runId} iframe`).getAttribute('src');
+  const frame = page.frames().find((f) => f.url().startsWith(src));
+  if (!frame) throw new Error(`no TensorBoard frame for ${src}`);
+  const deadline = Date.now() + t.tensorboard;
+  const seen = { url: src };
+  while (Date.now() < deadline) {
+    seen.no_dashboards = await frame.getByText('No dashboards are active').count();
+    seen.scalar_cards = await frame.getByText('episode/return').count();
+    if (seen.no_dashboards || seen.scalar_cards) break;
+    await page.waitForTimeout(500);
+  }
+  result.tensorboard = seen;
+  log(`tensorboard: ${JSON.stringify(seen)}`);
+  await shot(page, cfg.screenshots.tensorboard);
+  await page.locator('#jp-main-dock-panel .lm-TabBar-tab', { hasText: 'lab_runs.ipynb' }).click(); // back
+}
+
+// Folder from the card: the file browser goes to the run directory (under the notebook's subfolder) and lists it.
+async function openFolder(page, runId) {
+  await page.locator(`#rlworkbench-runs .rlwb-run[data-run-id="${runId}"] .rlwb-folder`).click();
+  const listed = await poll(page, fileBrowser, (seen) => seen.items.includes('config.json'), cfg.timeouts_ms.render);
+  result.folder = listed.value;
+  // back to the runs panel for the rest
+  await page.locator('.jp-SideBar.jp-mod-left .lm-TabBar-tab[data-id="rlworkbench-runs"]').click();
+  await page.waitForSelector('#rlworkbench-runs:not(.lm-mod-hidden)', { timeout: cfg.timeouts_ms.render });
 }
 
 await drivePage(cfg, result, started, run, async (page, exitCode) => {

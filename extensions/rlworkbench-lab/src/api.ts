@@ -5,6 +5,10 @@ import { ServerConnection } from '@jupyterlab/services';
 export interface IRunRecord {
   id: string;
   name: string;
+  config_label?: string; // the config as a person knows it (shipped name, file stem, or `type #digest`)
+  source?: string | null; // the notebook or script that started the run (absolute path)
+  source_in_root?: string | null; // the same, relative to this server's root; null when outside it
+  phase?: string | null; // what a run not yet training is busy with: "starting Ray … 8 s"
   env: string;
   backend: string;
   target: string;
@@ -17,8 +21,8 @@ export interface IRunRecord {
   episodes: number;
   recent_return: number | null;
   returns: (number | null)[];
-  logdir: string;
-  logdir_in_root: string | null;
+  logdir: string; // absolute
+  logdir_in_root: string | null; // relative to this server's root; null when the folder is outside it
   checkpoint: string | null;
   submission_id: string | null;
   address: string | null;

@@ -10,6 +10,7 @@ import { CompareView } from './compareView';
 import { GraphView } from './graphView';
 import { RunsPanel } from './runsPanel';
 
+import { configLabel } from './runCard';
 const ICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><g class="jp-icon3" fill="#616161">
 <circle cx="5" cy="6" r="2.5"/><circle cx="19" cy="6" r="2.5"/><circle cx="12" cy="18" r="2.5"/>
 <path d="M6.6 7.6l4.2 8.2 1.3-.7-4.2-8.2zM17.4 7.6l-4.2 8.2-1.3-.7 4.2-8.2zM7.5 5.3h9v1.4h-9z"/></g></svg>`;
@@ -67,7 +68,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
 
     const panel = new RunsPanel({
       openGraph: async (run: IRunRecord) => {
-        await app.commands.execute(OPEN_GRAPH, { run: run.id, title: `${run.name} · ${run.env}` });
+        await app.commands.execute(OPEN_GRAPH, { run: run.id, title: `${configLabel(run)} · ${run.env}` });
       },
       openTensorBoard: async (run: IRunRecord) => {
         try {
@@ -76,11 +77,11 @@ const plugin: JupyterFrontEndPlugin<void> = {
           frame.url = reply.url;
           const widget = new MainAreaWidget({ content: frame });
           widget.id = `rlworkbench-tensorboard-${run.id}`;
-          widget.title.label = `TensorBoard: ${run.name}`;
+          widget.title.label = `TensorBoard: ${configLabel(run)} · run ${run.id.slice(0, 6)}`;
           widget.title.closable = true;
           app.shell.add(widget, 'main');
         } catch (error) {
-          Notification.error(`TensorBoard for ${run.name}: ${error}`);
+          Notification.error(`TensorBoard for ${configLabel(run)}: ${error}`);
         }
       },
       openFolder: async (name: string, path: string, inRoot: string | null) => {
