@@ -1,9 +1,9 @@
 // Drives GraphBuilder("dqn_cartpole") in JupyterLab with headless Chromium (playwright-core, Debian's chromium) as a
 // researcher meets it, measuring on-screen boxes: the cell runs (cell → widget), the first switch to TF (the busy
 // line ticking meanwhile), a bad value's long error (status row, header kept on one line), back to torch, dueling
-// ticked (change → redraw), the form scrolled with the mouse wheel down to the layers and up to the optimizer (the graph pane still in the
-// viewport), node labels' height in the pane and its zoom text, the tree selecting the policy (the pane zoomed to
-// it), a tick in the sweep tab. Screenshot of the viewport with the builder.
+// ticked (change → redraw), the form scrolled with the mouse wheel to the layers and the optimizer (the graph pane
+// still in the viewport), node labels' height in the pane and its zoom text, the tree selecting the policy (the
+// pane zoomed to it), a tick in the sweep tab. Screenshot of the viewport with the builder.
 //
 // Usage: node drive_graph_builder.mjs CONFIG.json (url, screenshot, chromium, chromium_args, viewport, timeouts_ms)
 // Prints one JSON object on stdout: what was seen and measured, and `problems`. The server runs with

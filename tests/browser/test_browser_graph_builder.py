@@ -1,9 +1,10 @@
 """The GraphBuilder in JupyterLab + headless Chromium at 1600 x 1000 px, measured on screen (drive_graph_builder.mjs):
 the first switch to TF shows the ticking busy line; a long error stays in the status row (the header's buttons on
-one line); back on torch, ticking *dueling* redraws with the streams marked as added; scrolling the form with the wheel to the
-optimizer and to the layers leaves the graph pane inside the viewport; node labels in the pane are at least 9 px
-high and the pane shows its zoom; the tabs sit above the form; selecting the policy zooms the pane to it; a tick in
-the sweep tab counts. Screenshot (docs/images/graph-builder.png is refreshed from it): test-artifacts/browser/."""
+one line); back on torch, ticking *dueling* redraws with the streams marked as added; scrolling the form with the
+wheel to the layers and the optimizer leaves the graph pane inside the viewport; node labels in the pane are at
+least 9 px high and the pane shows its zoom; the tabs sit above the form; selecting the policy zooms the pane to it;
+a tick in the sweep tab counts. Screenshot (docs/images/graph-builder.png is refreshed from it):
+test-artifacts/browser/."""
 
 from __future__ import annotations
 

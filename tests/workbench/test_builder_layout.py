@@ -102,6 +102,16 @@ def test_showing_the_builder_starts_importing_the_other_backends_in_the_backgrou
     assert done.returncode == 0, done.stderr[-3000:]
 
 
+def test_the_background_import_steps_aside_only_for_builds_on_imported_backends(builder):
+    from rlworkbench.workbench.builder import preload
+
+    with preload.paused("torch"):  # torch is imported: a torch build asks the import to wait
+        assert preload._running["builds"] == 1
+    with preload.paused("not-imported"):  # a build that needs the import to go on does not
+        assert preload._running["builds"] == 0
+    assert preload._running["builds"] == 0
+
+
 # ----- the form ----------------------------------------------------------------------------------------------------
 def test_optional_fields_and_every_choice_are_labeled(builder):
     form = builder.form

@@ -38,7 +38,7 @@ from rlworkbench.errors import ConfigError, RLWorkbenchError
 from rlworkbench.visualize.graph_diff import GraphChanges, GraphSnapshot, compare, snapshot
 from rlworkbench.workbench.builder.export_name import default_export_name, shipped_config_path
 from rlworkbench.workbench.builder.form_schema import FORM_LEFT_OUT
-from rlworkbench.workbench.builder.preload import preload_backends
+from rlworkbench.workbench.builder.preload import paused, preload_backends
 from rlworkbench.workbench.builder.source import BuilderSource, resolve_source
 from rlworkbench.workbench.builder.sweep_actions import SweepActions, env_id, next_cell
 from rlworkbench.workbench.builder.sweep_draft import SweepDraft
@@ -143,7 +143,7 @@ class GraphBuilder(SweepActions):
         graph."""
         form = self._require_form("apply")
         self._cancel_pending()
-        with self.view.busy.showing(f"building on {self.backend}"):
+        with self.view.busy.showing(f"building on {self.backend}"), paused(self.backend):
             return self._apply(form)
 
     def _apply(self, form: Any) -> bool:
@@ -175,7 +175,7 @@ class GraphBuilder(SweepActions):
         previous, snapshot_before = self.backend, self._snapshot
         self.backend = backend
         self._snapshot = None  # device names differ between backends ('cpu', '/CPU:0'): nothing to compare
-        with self.view.busy.showing(f"building on {backend}"):
+        with self.view.busy.showing(f"building on {backend}"), paused(backend):
             if self.form is not None:
                 built = self.apply()
             else:
@@ -194,7 +194,7 @@ class GraphBuilder(SweepActions):
     def rebuild(self) -> Any:
         """Builds the shown tree again with the device map picked in the *component* tab (the explorer's
         :meth:`~GraphExplorer.rebuild`, weights kept) and marks what changed; raises what the build raised."""
-        with self.view.busy.showing(f"building on {self.backend}"):
+        with self.view.busy.showing(f"building on {self.backend}"), paused(self.backend):
             return self.explorer.rebuild()
 
     # ----- actions --------------------------------------------------------------------------------------------
