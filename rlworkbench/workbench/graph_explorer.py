@@ -7,10 +7,10 @@ component, press *Rebuild* (or call :meth:`rebuild`) and the tree is built again
 kept — and redrawn in the new colours. An agent gets the new executor.
 
 In the tree, ``○`` marks components the latest build has not built (new, or never called). The drawing opens
-fitted to the pane's width, zooms with the mouse wheel and pans by dragging (:class:`GraphPane`); selecting a
-component brings it into view. Everything the widget does is a method usable from code: :meth:`select`,
-:meth:`set_device`, :meth:`rebuild`, :meth:`refresh`, :meth:`look_at`, :meth:`close`; :attr:`svg`,
-:attr:`details` and :attr:`status` hold what is shown.
+where its node labels are at least 9 px on screen and says its zoom, zooms with the mouse wheel and pans by
+dragging (:class:`GraphPane`); selecting a component brings it into view. Everything the widget does is a method
+usable from code: :meth:`select`, :meth:`set_device`, :meth:`rebuild`, :meth:`refresh`, :meth:`look_at`,
+:meth:`close`; :attr:`svg`, :attr:`details` and :attr:`status` hold what is shown.
 """
 
 from __future__ import annotations
@@ -259,7 +259,8 @@ class GraphExplorer:
         self.api_menu.observe(self._on_view_option, names="value")
         self.rebuild_button.on_click(lambda _: self._guarded(self.rebuild))
         left = w.VBox([self.tree, w.HBox([self.device_menu, self.rebuild_button]), self.status_pane,
-                       self.details_pane], layout=w.Layout(width="42%", min_width="360px"))
+                       self.details_pane], layout=w.Layout(width="42%", min_width="360px", overflow_x="auto"))
+        # (a wide details table scrolls in its column instead of running under the graph pane)
         right = w.VBox([w.HBox([self.depth_menu, self.api_menu]), self.graph_pane, self.error_pane],
                        layout=w.Layout(width="58%"))
         self.widget = w.HBox([left, right], layout=w.Layout(width="100%"))

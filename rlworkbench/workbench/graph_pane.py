@@ -1,8 +1,13 @@
 """``GraphPane``: the navigable drawing of a component graph in the notebook widgets (an anywidget).
 
-It opens fitted to the pane's width, zooms with the mouse wheel around the pointer, pans by dragging, fits again on
-double-click, and :meth:`focus_on` brings a component (its cluster) into view — GraphExplorer calls it when a
-component is selected, GraphBuilder after a failed build on the stuck component.
+It opens at a scale where every node label is at least 9 px on screen: fitted to the pane's width when that is
+enough, else at that scale centred on one of the drawn component's own API methods (the one with the most
+labels around it), the rest a drag away. Its toolbar
+shows the zoom ("fit · 27 %", "75 %"; a click on it opens again) between the zoom-out and zoom-in buttons, *fit*
+(the whole width; or double-click) and *100 %* (natural size, on the same place). The mouse wheel zooms around the
+pointer, dragging pans, and :meth:`focus_on` brings a component (its cluster) into view — GraphExplorer calls it
+when a component is selected, GraphBuilder after a failed build on the stuck component. The view logic is in
+``graph_pane.js``.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ _CSS = """
 .rlw-graph-toolbar { display: flex; gap: 4px; align-items: center; margin: 2px 0; font-size: 11px; }
 .rlw-graph-button { font-size: 11px; padding: 1px 8px; cursor: pointer; border: 1px solid #cbd5e1;
   background: #f8fafc; border-radius: 3px; }
+.rlw-graph-zoom { min-width: 72px; font-variant-numeric: tabular-nums; font-weight: 600; }
 .rlw-graph-hint { color: #6b7280; margin-left: 6px; }
 .rlw-graph-viewport { position: relative; overflow: hidden; background: white; border: 1px solid #e5e7eb;
   border-radius: 4px; cursor: grab; touch-action: none; }

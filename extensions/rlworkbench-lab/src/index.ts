@@ -4,9 +4,11 @@
 import { ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { MainAreaWidget, Notification } from '@jupyterlab/apputils';
 import { ABCWidgetFactory, DocumentRegistry, DocumentWidget, IDocumentWidget } from '@jupyterlab/docregistry';
+import { Contents } from '@jupyterlab/services';
 import { IFrame, LabIcon } from '@jupyterlab/ui-components';
 import { requestAPI, IRunRecord } from './api';
 import { CompareView } from './compareView';
+import { followFile } from './graphFollow';
 import { GraphView } from './graphView';
 import { RunsPanel } from './runsPanel';
 
@@ -20,8 +22,14 @@ const OPEN_GRAPH = 'rlworkbench:open-graph';
 const OPEN_COMPARE = 'rlworkbench:open-compare';
 
 class GraphViewerFactory extends ABCWidgetFactory<IDocumentWidget<GraphView>> {
+  constructor(options: DocumentRegistry.IWidgetFactoryOptions<IDocumentWidget<GraphView>>,
+    private contents: Contents.IManager) {
+    super(options);
+  }
+
   protected createNewWidget(context: DocumentRegistry.Context): IDocumentWidget<GraphView> {
     const content = new GraphView({ path: context.path });
+    followFile(content, context, this.contents); // redrawn when the file is saved
     const widget = new DocumentWidget({ content, context });
     widget.title.icon = rlworkbenchIcon;
     return widget;
@@ -36,7 +44,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
   activate: (app: JupyterFrontEnd, restorer: ILayoutRestorer | null) => {
     app.docRegistry.addWidgetFactory(new GraphViewerFactory({
       name: FACTORY, label: FACTORY, fileTypes: ['json'], defaultFor: [], readOnly: true
-    }));
+    }, app.serviceManager.contents));
 
     app.commands.addCommand(OPEN_GRAPH, {
       label: 'Component graph of a run',
