@@ -10,7 +10,8 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "rlworkbench"
 
 LAYERS: list[set[str]] = [
-    {"errors", "nest", "drawable"},  # what everything may use: typed errors, nested structures, the draw hint
+    {"errors", "nest", "drawable", "extras"},  # what everything may use: typed errors, nested structures, the draw
+    # hint, the optional parts' MissingExtra
     {"spaces"},
     {"core"},
     {"backends", "components", "testing"},
@@ -22,6 +23,7 @@ LAYERS: list[set[str]] = [
 ]
 SAME_LAYER_EXCEPTIONS: dict[str, set[str]] = {  # within a layer, packages import nothing of each other but these
     "errors": {"drawable"},
+    "extras": {"errors"},
     "testing": {"components"},  # the optimizer test root builds library components
     "cli": {"demo", "__init__"},
     "demo": {"__init__"},
