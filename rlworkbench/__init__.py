@@ -10,12 +10,16 @@ from typing import Any as _Any
 
 from rlworkbench.core import Component, ComponentGraph, Executor, api, build, graph_fn
 from rlworkbench.drawable import install_notebook_display as _install_notebook_display
-from rlworkbench.errors import BuildError, ConfigError, RLWorkbenchError, SpaceError
+from rlworkbench.errors import BuildError, ConfigError, MissingExtra, RLWorkbenchError, SpaceError
 
 
-def _draw(target: _Any, include: _Any = None, exclude: _Any = None) -> dict[str, str]:
-    """A notebook's drawing of ``target``: the renderer (graphviz) is imported when the first one is shown."""
-    from rlworkbench.visualize.notebook_display import notebook_bundle
+def _draw(target: _Any, include: _Any = None, exclude: _Any = None) -> dict[str, str] | None:
+    """A notebook's drawing of ``target``: the renderer (graphviz) is imported when the first one is shown; without
+    the ``jupyter`` extra, None (the object shows its repr)."""
+    try:
+        from rlworkbench.visualize.notebook_display import notebook_bundle
+    except MissingExtra:
+        return None
 
     return notebook_bundle(target, include, exclude)
 
@@ -29,6 +33,7 @@ __all__ = [
            "ComponentGraph",
            "ConfigError",
            "Executor",
+           "MissingExtra",
            "RLWorkbenchError",
            "SpaceError",
            "__version__",
