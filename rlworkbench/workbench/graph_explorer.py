@@ -259,7 +259,7 @@ class GraphExplorer:
         self.api_menu.observe(self._on_view_option, names="value")
         self.rebuild_button.on_click(lambda _: self._guarded(self.rebuild))
         left = w.VBox([self.tree, w.HBox([self.device_menu, self.rebuild_button]), self.status_pane,
-                       self.details_pane], layout=w.Layout(width="42%", min_width="360px", overflow_x="auto"))
+                       self.details_pane], layout=w.Layout(width="42%", min_width="360px", overflow="auto visible"))
         # (a wide details table scrolls in its column instead of running under the graph pane)
         right = w.VBox([w.HBox([self.depth_menu, self.api_menu]), self.graph_pane, self.error_pane],
                        layout=w.Layout(width="58%"))
