@@ -105,6 +105,16 @@ class JupyterLab:
         """The notebook in its own (empty) workspace, so layouts of earlier runs are not restored."""
         return f"{self.base_url}/lab/workspaces/{workspace}/tree/{relative_path}?token={self.token}"
 
+    def write_notebook(self, relative_path: str, sources: list[str]) -> str:
+        """A notebook of code cells (``sources``, on the python3 kernel) at ``relative_path`` under the root."""
+        import nbformat
+
+        notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in sources])
+        notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        (self.root_dir / relative_path).parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(notebook, self.root_dir / relative_path)
+        return relative_path
+
     def api(self, method: str, path: str, timeout: float = 5.0) -> Any:
         request = urllib.request.Request(f"{self.base_url}{path}", method=method,
                                          headers={"Authorization": f"token {self.token}"})
@@ -196,6 +206,16 @@ def jupyter_lab(browser_tools: BrowserTools, tmp_path_factory: pytest.TempPathFa
         yield lab
     finally:
         _stop(lab, proc)
+
+
+@pytest.fixture(scope="session")
+def installed_extension() -> Path:
+    """The lab extension's package.json in .venv; the test fails when the bootstrap did not install it."""
+    installed = ROOT / ".venv" / "share" / "jupyter" / "labextensions" / "rlworkbench-lab" / "package.json"
+    if not installed.is_file():
+        pytest.fail("the extension is not installed in .venv: run scripts/lab_extension.sh (the bootstrap does)",
+                    pytrace=False)
+    return installed
 
 
 @pytest.fixture(scope="session")

@@ -3,7 +3,6 @@ as such (so a green visual-debugging test means the page really rendered)."""
 
 from __future__ import annotations
 
-import nbformat
 import pytest
 
 CELLS = [
@@ -16,10 +15,7 @@ CELLS = [
 @pytest.mark.browser
 @pytest.mark.timeout(300)
 def test_driver_reports_what_is_missing(jupyter_lab, drive_notebook):
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in CELLS])
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    (jupyter_lab.root_dir / "driver_failures").mkdir()
-    nbformat.write(notebook, jupyter_lab.root_dir / "driver_failures" / "broken.ipynb")
+    jupyter_lab.write_notebook("driver_failures/broken.ipynb", CELLS)
 
     timeouts = {"execute": 60000, "render": 2000, "interaction": 3000}
     inert_click = [{"action": "click", "selector": ".jp-OutputArea-output .widget-button"}]

@@ -12,7 +12,6 @@ import json
 import re
 from pathlib import Path
 
-import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,12 +22,8 @@ VIEWPORT = {"width": 1600, "height": 1000}
 LEGIBLE_PX = 9
 
 
-def builder_notebook() -> nbformat.NotebookNode:
-    notebook = nbformat.v4.new_notebook()
-    notebook.cells = [nbformat.v4.new_code_cell("from rlworkbench.workbench import GraphBuilder\n\n"
-                                                "builder = GraphBuilder('dqn_cartpole', backend='torch')\nbuilder")]
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    return notebook
+BUILDER_CELL = ("from rlworkbench.workbench import GraphBuilder\n\n"
+                "builder = GraphBuilder('dqn_cartpole', backend='torch')\nbuilder")
 
 
 def inside(box: dict, viewport: dict) -> bool:
@@ -39,7 +34,7 @@ def inside(box: dict, viewport: dict) -> bool:
 @pytest.mark.browser
 @pytest.mark.timeout(600)
 def test_the_builder_keeps_its_graph_in_view_and_legible(jupyter_lab, run_driver):
-    nbformat.write(builder_notebook(), jupyter_lab.root_dir / "graph_builder_check.ipynb")
+    jupyter_lab.write_notebook("graph_builder_check.ipynb", [BUILDER_CELL])
     checks = json.loads(CHECKS.read_text())
     config = {"url": jupyter_lab.lab_url("graph_builder_check.ipynb", "graph_builder"),
               "screenshot": str(ARTIFACTS / "graph_builder.png"), "chromium_args": checks["chromium_args"],

@@ -11,7 +11,6 @@ import json
 import re
 from pathlib import Path
 
-import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,17 +26,10 @@ SOURCES = [
 ]
 
 
-def graph_views_notebook() -> nbformat.NotebookNode:
-    notebook = nbformat.v4.new_notebook()
-    notebook.cells = [nbformat.v4.new_code_cell(source) for source in SOURCES]
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    return notebook
-
-
 @pytest.mark.browser
 @pytest.mark.timeout(600)
 def test_inline_drawings_and_the_explorer_open_legible_and_say_their_zoom(jupyter_lab, run_driver):
-    nbformat.write(graph_views_notebook(), jupyter_lab.root_dir / "graph_views_check.ipynb")
+    jupyter_lab.write_notebook("graph_views_check.ipynb", SOURCES)
     checks = json.loads(CHECKS.read_text())
     config = {"url": jupyter_lab.lab_url("graph_views_check.ipynb", "graph_views"),
               "screenshot": str(ARTIFACTS / "graph_views.png"), "chromium_args": checks["chromium_args"],

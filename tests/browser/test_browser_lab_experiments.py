@@ -18,7 +18,6 @@ from tests.experiments.experiment_helpers import small_dqn, wait_until
 
 HERE = Path(__file__).resolve().parent
 ARTIFACTS = HERE.parents[1] / "test-artifacts" / "browser"
-INSTALLED = HERE.parents[1] / ".venv" / "share" / "jupyter" / "labextensions" / "rlworkbench-lab" / "package.json"
 RATES = [1e-3, 3e-3]
 
 
@@ -44,10 +43,8 @@ def without_run_records(record: dict, runs_dir: Path) -> dict:
 
 @pytest.mark.browser
 @pytest.mark.timeout(600)
-def test_experiment_groups_and_the_compare_view(jupyter_lab, run_driver, ray_session, monkeypatch):
-    if not INSTALLED.is_file():
-        pytest.fail("the extension is not installed in .venv: run scripts/lab_extension.sh (the bootstrap does)",
-                    pytrace=False)
+def test_experiment_groups_and_the_compare_view(jupyter_lab, run_driver, ray_session, monkeypatch,
+                                                 installed_extension):
     monkeypatch.setenv("RLWORKBENCH_RUNS_DIR", str(jupyter_lab.runs_dir))  # the sweep publishes where the lab reads
     record, runs = published_sweep(jupyter_lab.runs_dir, jupyter_lab.root_dir / "experiments")
     alone = without_run_records(record, jupyter_lab.runs_dir)

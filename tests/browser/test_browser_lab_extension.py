@@ -10,13 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import nbformat
 import pytest
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
-INSTALLED = ROOT / ".venv" / "share" / "jupyter" / "labextensions" / "rlworkbench-lab" / "package.json"
 CELLS = [
     "import time\nfrom rlworkbench.workbench import promote",
     "print('PROMOTE AT', time.time())\n"
@@ -31,15 +29,8 @@ CELLS = [
 
 @pytest.mark.browser
 @pytest.mark.timeout(600)
-def test_runs_panel(jupyter_lab, run_driver):
-    if not INSTALLED.is_file():
-        pytest.fail("the extension is not installed in .venv: run scripts/lab_extension.sh (the bootstrap does)",
-                    pytrace=False)
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in CELLS],
-                                        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                                 "language": "python"}})
-    (jupyter_lab.root_dir / "notebooks").mkdir(exist_ok=True)
-    nbformat.write(notebook, jupyter_lab.root_dir / "notebooks" / "lab_runs.ipynb")
+def test_runs_panel(jupyter_lab, run_driver, installed_extension):
+    jupyter_lab.write_notebook("notebooks/lab_runs.ipynb", CELLS)
     config = {
         "url": jupyter_lab.lab_url("notebooks/lab_runs.ipynb", "lab-extension"),
         "viewport": {"width": 1600, "height": 1000},

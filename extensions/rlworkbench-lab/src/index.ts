@@ -10,9 +10,9 @@ import { requestAPI, IRunRecord } from './api';
 import { CompareView } from './compareView';
 import { followFile } from './graphFollow';
 import { GraphView } from './graphView';
+import { configLabel } from './runCard';
 import { RunsPanel } from './runsPanel';
 
-import { configLabel } from './runCard';
 const ICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><g class="jp-icon3" fill="#616161">
 <circle cx="5" cy="6" r="2.5"/><circle cx="19" cy="6" r="2.5"/><circle cx="12" cy="18" r="2.5"/>
 <path d="M6.6 7.6l4.2 8.2 1.3-.7-4.2-8.2zM17.4 7.6l-4.2 8.2-1.3-.7 4.2-8.2zM7.5 5.3h9v1.4h-9z"/></g></svg>`;
