@@ -35,6 +35,7 @@ def test_the_view_says_which_run_and_stops_it(tmp_path, monkeypatch):
     heading = view.heading.value
     assert f"run {run.id[:6]}" in heading and "tuning.ipynb" in heading and "dqn #" in heading
     assert "CartPole-v1 · local" in heading
+    wait_until(run.heartbeat.path.exists, 30, "the run's first record")  # written by the heartbeat's thread
     record = json.loads(run.heartbeat.path.read_text())
     assert record["source"].endswith("notebooks/tuning.ipynb") and record["config_label"] == run.spec.config_label
     assert record["logdir"] == str(run.logdir) and run.logdir.is_absolute()
