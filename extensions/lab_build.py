@@ -3,7 +3,8 @@
 A standard wheel or sdist build runs ``npm ci`` from the committed lock (only the npm registry is used) and the
 extension's ``build`` script (tsc, then @jupyter/builder) into ``extensions/rlworkbench-lab/labextension``, which
 ``pyproject.toml`` maps to ``share/jupyter/labextensions/rlworkbench-lab`` in the wheel. An editable install (the
-bootstrap's) builds nothing here: ``scripts/lab_extension.sh`` builds and installs the extension into ``.venv``.
+bootstrap's) builds nothing here: ``scripts/lab_extension.sh`` runs this file as a script (the same build) and
+installs the result into ``.venv``.
 """
 
 from __future__ import annotations
@@ -31,3 +32,7 @@ def build(target_name: str, version: str) -> None:
     env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
     subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=EXTENSION, check=True, env=env)
     subprocess.run([npm, "run", "build", "--silent"], cwd=EXTENSION, check=True, env=env)
+
+
+if __name__ == "__main__":
+    build("wheel", "standard")

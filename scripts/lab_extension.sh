@@ -16,8 +16,7 @@ sources=$(cat "$ext/package.json" "$ext/package-lock.json" "$ext/tsconfig.json" 
   | sha1sum | cut -c1-12)
 if [ ! -f "$target/.built-$sources" ] || [ ! -f "$target/package.json" ]; then
   echo "lab_extension: building $ext"
-  (cd "$ext" && npm ci --no-audit --no-fund --loglevel=error && rm -rf lib labextension tsconfig.tsbuildinfo \
-    && PATH="$PWD/../../.venv/bin:$PATH" npm run build --silent)
+  .venv/bin/python extensions/lab_build.py  # the wheel's build hook: npm ci from the lock, then the build script
   rm -rf "$target"
   mkdir -p "$(dirname "$target")"
   cp -r "$ext/labextension" "$target"
