@@ -41,4 +41,4 @@ def promote(prototype: Any, to: str = "local", **settings: Any) -> Run:
     """
     factory = get_target(to)
     spec = make_spec(prototype, **settings)
-    return Run(factory(spec), spec, target=to)
+    return Run(factory(spec), spec, target=to).start()  # (the run's record is published from here on)

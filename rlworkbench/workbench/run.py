@@ -43,8 +43,18 @@ class Run:
         self._view: LiveView | None = None
         self._tensorboard: TensorBoardServer | None = None
         self._error_noted = False
-        #: publishes the run's record for JupyterLab's runs panel
-        self.heartbeat = Heartbeat(self, run_id=spec.context.run_id).start()
+        #: publishes the run's record for JupyterLab's runs panel, from :meth:`start` on
+        self.heartbeat = Heartbeat(self, run_id=spec.context.run_id)
+        self._started = False
+
+    def start(self) -> Run:
+        """Starts publishing the run's record (its heartbeat) and returns the run; once is enough, later calls do
+        nothing. ``promote`` and ``attach`` return started runs; a Run made directly (tests, a job's inner run)
+        writes no record until this."""
+        if not self._started:
+            self._started = True
+            self.heartbeat.start()
+        return self
 
     @property
     def id(self) -> str:
@@ -134,6 +144,19 @@ class Run:
         """On Ray with Ape-X: one row per replay shard (``shard, records, capacity, fill, restarts, lost``)."""
         return self.execution.shards()
 
+    def dataflow(self, nodes: bool = False) -> pd.DataFrame:
+        """The distributed plan's dataflow so far: one row per edge (``source, target, carries, items, bytes,
+        items_per_s, bytes_per_s, bottleneck``: who sends what to whom, how much, how fast, and whether that edge
+        limits the run); ``nodes=True``: one row per actor or operator instead. Empty (same columns) for a target
+        without a plan, such as ``local``."""
+        reader = getattr(self.execution, "dataflow", None)
+        frame = reader(nodes) if callable(reader) else None
+        if isinstance(frame, pd.DataFrame):
+            return frame
+        from rlworkbench.execution.dataflow import EDGE_COLUMNS, NODE_COLUMNS
+
+        return pd.DataFrame(columns=list(NODE_COLUMNS if nodes else EDGE_COLUMNS))
+
     def logs(self, last: int | None = None) -> list[str]:
         """A cluster job's own log lines (Ray's, warnings, tracebacks; the metric records left out), the ``last``
         ones only if given; [] for runs in this process, which print here."""
@@ -149,7 +172,7 @@ class Run:
         from rlworkbench.workbench.targets.job_target import JobExecution
 
         execution = JobExecution.attach(submission_id, address, auth_token=auth_token, logdir=logdir, mirror=mirror)
-        return cls(execution, execution.spec, target="ray")
+        return cls(execution, execution.spec, target="ray").start()
 
     def plot(self, **options: Any) -> Figure:
         """Returns and losses so far as a drawn matplotlib Figure (see ``live_plot.plot_metrics`` for options)."""

@@ -81,7 +81,7 @@ class TrialTrainable(tune.Trainable):
                 run_id=run_id(plan, self.trial_id, seed), pacer=Pacer(), run_dir=plan.run_dir(self.trial_id, seed),
                 resume_from=self.resume_points.get(seed),
                 labels={"experiment": plan.name, "trial": self.trial_id, "seed": seed, "params": self.params})
-            self.runs.append(Run(get_target(plan.target)(spec), spec, target=plan.target))
+            self.runs.append(Run(get_target(plan.target)(spec), spec, target=plan.target).start())
 
     def _stop_runs(self) -> None:
         for run in self.runs:
