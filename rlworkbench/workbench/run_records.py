@@ -5,7 +5,8 @@ atomically by a :class:`Heartbeat` thread every ~2 s while the run goes and once
 :func:`run_record` is the one place that says what a record holds. A ``<id>.stop`` file beside a record (written by
 :func:`request_stop`, for the panel's Stop button) makes the heartbeat call ``run.stop()``. :func:`read_records`
 marks a record whose run is still starting or running but whose process is gone (same host) or whose heartbeat
-stopped as ``orphaned`` — a kernel that died does not leave a run that runs for ever.
+stopped as ``orphaned`` — a kernel that died does not leave a run that runs for ever. What a record holds, field by
+field, is written once in ``run_record.schema.json`` (see :mod:`.run_record_schema`).
 """
 
 from __future__ import annotations
@@ -19,14 +20,17 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from rlworkbench.errors import ConfigError
+from rlworkbench.workbench.targets.base import RUNNING, STARTING, RunState
 
 HEARTBEAT_SECONDS = 2.0
 ORPHANED_AFTER = 20.0  #: seconds without a heartbeat after which a live record counts as orphaned
 RETURNS_KEPT = 60  #: the last episode returns a record carries (the panel's sparkline)
-LIVE_STATES = ("starting", "running")
+RecordState = Literal[RunState, "orphaned"]  #: a record's state: the run's, or orphaned (see :func:`read_records`)
+ORPHANED: RecordState = "orphaned"
+LIVE_STATES: tuple[RunState, ...] = (STARTING, RUNNING)
 
 
 OFF = "off"  #: ``RLWORKBENCH_RUNS_DIR=off``: runs publish no record (a cluster job's inner run: its notebook does)
@@ -175,7 +179,7 @@ def read_records(directory: Path | None = None, now: float | None = None) -> lis
             continue
         if isinstance(record, dict) and "id" in record:
             if record.get("state") in LIVE_STATES and _orphaned(record, now):
-                record["state"] = "orphaned"
+                record["state"] = ORPHANED
             records.append(record)
     return sorted(records, key=lambda record: record.get("started", 0), reverse=True)
 

@@ -2,85 +2,18 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
-export interface IRunRecord {
-  id: string;
-  name: string;
-  config_label?: string; // the config as a person knows it (shipped name, file stem, or `type #digest`)
-  source?: string | null; // the notebook or script that started the run (absolute path)
-  source_in_root?: string | null; // the same, relative to this server's root; null when outside it
-  phase?: string | null; // what a run not yet training is busy with: "starting Ray … 8 s"
-  env: string;
-  backend: string;
-  target: string;
-  devices: string[] | null;
-  state: string;
-  error: string | null;
-  timesteps: number;
-  total_timesteps: number;
-  steps_per_second: number | null;
-  episodes: number;
-  recent_return: number | null;
-  returns: (number | null)[];
-  logdir: string; // absolute
-  logdir_in_root: string | null; // relative to this server's root; null when the folder is outside it
-  checkpoint: string | null;
-  submission_id: string | null;
-  address: string | null;
-  started: number;
-  updated: number;
-  labels?: { experiment?: string; trial?: string; seed?: number; params?: { [path: string]: unknown } };
-  experiment?: string | null; // the experiment whose trial this run is; null (or absent) for a plain run
-}
-
-/** An experiment's own record (rlworkbench/workbench/experiments/publication.py). */
-export interface IExperimentRecord {
-  kind: 'experiment';
-  id: string;
-  name: string;
-  state: string;
-  error: string | null;
-  metric: string;
-  counts: { [state: string]: number };
-  best_trial: string | null;
-  best: number | null;
-  trials: IExperimentTrial[];
-  seeds: number[];
-  budget: number;
-  scheduler: string | null;
-  directory: string;
-  directory_in_root: string | null;
-  address: string | null;
-  submission_id: string | null;
-  started: number;
-  updated: number;
-}
-
-export interface IExperimentTrial {
-  trial: string;
-  params: { [path: string]: unknown };
-  state: string;
-  timesteps: number;
-  value: number | null;
-}
-
-export interface IClusterRow {
-  submission_id: string;
-  config: string;
-  env: string;
-  target: string;
-  workers: number;
-  state: string;
-  timesteps: number;
-  total_timesteps: number;
-  return: number | null;
-  started: string | null;
-}
-
-export interface IRunsReply {
-  runs: IRunRecord[]; // plain runs and experiments' trial runs
-  experiments: IExperimentRecord[];
-  cluster: { address: string; runs: IClusterRow[]; error: string | null } | null;
-}
+// The run records and the /runs reply: generated from the schema the Python side writes them by
+// (rlworkbench/workbench/run_record.schema.json). What the panel gets is the served record (paths also relative to
+// the server's root).
+export type {
+  IClusterRow,
+  IExperimentTrial,
+  IRunsReply,
+  IServedExperimentRecord as IExperimentRecord,
+  IServedRunRecord as IRunRecord,
+  RunState,
+  TrialState
+} from './runRecord.generated';
 
 export interface IComponentDetails {
   class: string;

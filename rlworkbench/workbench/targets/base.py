@@ -10,13 +10,20 @@ from __future__ import annotations
 
 import abc
 from pathlib import Path
+from typing import Literal
 
 import pandas as pd
 
 from rlworkbench.execution.metrics import MetricsSnapshot
 
-STARTING, RUNNING, FINISHED, STOPPED, FAILED = "starting", "running", "finished", "stopped", "failed"
-DONE_STATES = frozenset({FINISHED, STOPPED, FAILED})
+RunState = Literal["starting", "running", "finished", "stopped", "failed"]  #: the schema's RunState, less "orphaned"
+STARTING: RunState = "starting"
+RUNNING: RunState = "running"
+FINISHED: RunState = "finished"
+STOPPED: RunState = "stopped"
+FAILED: RunState = "failed"
+DONE_STATES: frozenset[RunState] = frozenset({FINISHED, STOPPED, FAILED})
+BuiltinTarget = Literal["local", "multi_gpu", "ray"]  #: the targets rlworkbench registers (a notebook may add more)
 
 
 class Execution(abc.ABC):
@@ -32,11 +39,11 @@ class Execution(abc.ABC):
     def __init__(self, logdir: Path, total_timesteps: int):
         self.logdir = Path(logdir)  #: the run directory: config, TensorBoard events, CSV tables, checkpoints
         self.total_timesteps = int(total_timesteps)
-        self._state: str = STARTING
+        self._state: RunState = STARTING
         self._error: BaseException | None = None
 
     @property
-    def state(self) -> str:
+    def state(self) -> RunState:
         """One of ``starting``, ``running``, ``finished``, ``stopped``, ``failed``."""
         return self._state
 
