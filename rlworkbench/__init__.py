@@ -2,8 +2,10 @@
 
 Compose components that talk only through declared API methods, build them for PyTorch or TensorFlow from
 spaces, and execute them locally or distributed. Importing this package imports no framework; inside a running
-IPython it makes components, agents, executors, graphs and failed builds draw themselves (see
-:mod:`rlworkbench.drawable`: registered by type name, the renderer imported on the first drawing).
+IPython it makes components, agents, executors, graphs and build errors draw themselves when shown (see
+:mod:`rlworkbench.drawable`: registered by type name, the renderer imported on the first drawing). How an
+*uncaught* error is shown stays IPython's until you ask: ``%load_ext rlworkbench`` (:func:`load_ipython_extension`)
+makes an uncaught ``BuildError`` draw its partial graph under its traceback.
 """
 
 from typing import Any as _Any
@@ -24,7 +26,14 @@ def _draw(target: _Any, include: _Any = None, exclude: _Any = None) -> dict[str,
     return notebook_bundle(target, include, exclude)
 
 
-_install_notebook_display(_draw, BuildError)
+_install_notebook_display(_draw)  # (how objects look when shown; uncaught errors: load_ipython_extension)
+
+
+def load_ipython_extension(ipython: _Any) -> None:
+    """``%load_ext rlworkbench``: rlworkbench objects draw themselves in ``ipython`` and an uncaught ``BuildError``
+    shows its partial graph after its traceback (unless an exception handler of your own is installed there)."""
+    _install_notebook_display(_draw, BuildError, shell=ipython)
+
 
 __version__ = "0.1.0"
 __all__ = [
@@ -40,4 +49,5 @@ __all__ = [
            "api",
            "build",
            "graph_fn",
+           "load_ipython_extension",
 ]

@@ -5,7 +5,8 @@ cluster too (``address="http://head:8265"``) — find a cluster's runs (:func:`l
 (:func:`attach`) — and run many: :func:`sweep` (an :class:`Experiment` of trials on Ray Tune) and :func:`compare`
 (interval estimates across runs).
 
-Importing it inside IPython also makes an uncaught ``BuildError`` draw its partial graph under the traceback.
+Importing it leaves IPython's error display alone: to make an uncaught ``BuildError`` draw its partial graph under
+the traceback, run ``%load_ext rlworkbench`` (or call :func:`show_build_errors_as_graphs`).
 It needs the ``jupyter`` extra (widgets, graphviz): without it, importing is one MissingExtra saying so.
 """
 # ruff: noqa: E402 (the imports below need the extra, checked first)
@@ -26,7 +27,6 @@ from rlworkbench.workbench.run import Run
 from rlworkbench.workbench.run_result import RunResult
 from rlworkbench.workbench.targets import known_targets, register_target
 
-show_build_errors_as_graphs()
 attach = Run.attach
 
 __all__ = ["Experiment", "GraphBuilder", "GraphExplorer", "Probe", "Run", "RunResult", "attach", "compare",

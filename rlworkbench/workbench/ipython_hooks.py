@@ -1,7 +1,7 @@
 """IPython integration: an uncaught :class:`BuildError` in a cell shows its traceback *and* its partial graph.
 
-``import rlworkbench`` inside IPython installs this already (see :mod:`rlworkbench.drawable`);
-:func:`show_build_errors_as_graphs` does it for a given shell, or for an IPython started after the import.
+Nothing installs it by being imported: ``%load_ext rlworkbench`` does (see :func:`rlworkbench.load_ipython_extension`),
+or :func:`show_build_errors_as_graphs` for the running IPython or a given shell.
 """
 
 from __future__ import annotations

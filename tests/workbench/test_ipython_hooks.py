@@ -1,5 +1,6 @@
 """An uncaught BuildError in an IPython cell shows the traceback and then draws the partial graph — after
-``import rlworkbench`` alone, or :func:`show_build_errors_as_graphs` for a given shell."""
+``%load_ext rlworkbench``, or :func:`show_build_errors_as_graphs` for a given shell; importing rlworkbench (or its
+workbench) installs nothing."""
 
 from __future__ import annotations
 
@@ -54,17 +55,31 @@ def test_a_handler_the_user_installed_is_left_alone(shell):
     assert shell.custom_exceptions == (ValueError,)
 
 
-def test_import_rlworkbench_alone_draws_an_uncaught_build_error(request):
+def run_in_fresh_shell(code: str) -> list[str]:
+    """The words ``code`` prints, run in a new process with an IPython shell (``shell``) already running."""
+    preamble = ("import sys\nfrom IPython.core.interactiveshell import InteractiveShell\n"
+                "shell = InteractiveShell.instance()\n")
+    done = subprocess.run([sys.executable, "-c", preamble + code], capture_output=True, text=True, check=True)
+    return done.stdout.split()
+
+
+def test_importing_the_workbench_leaves_ipythons_exception_handler_alone():
+    out = run_in_fresh_shell("""
+shell.run_cell("import rlworkbench.workbench")
+print(shell.custom_exceptions == (), "rlworkbench.workbench" in sys.modules)
+""")
+    assert out == ["True", "True"]
+
+
+def test_load_ext_rlworkbench_draws_an_uncaught_build_error(request):
     core = str(request.config.rootpath / "tests" / "core")
-    code = f"""
-import sys
-from IPython.core.interactiveshell import InteractiveShell
+    out = run_in_fresh_shell(f"""
 from IPython.utils.capture import capture_output
-shell = InteractiveShell.instance()
+shell.run_line_magic("load_ext", "rlworkbench")
+installed = [error.__name__ for error in shell.custom_exceptions]
 with capture_output() as captured:
     shell.run_cell({CELL.format(core=core)!r})
 drawn = any("stuck on torch" in output.data.get("image/svg+xml", "") for output in captured.outputs)
-print("BuildError" in captured.stdout, drawn, "rlworkbench.workbench" in sys.modules)
-"""
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert out == ["True", "True", "False"]  # the traceback, then the graph; the workbench never imported
+print(installed, "BuildError" in captured.stdout, drawn, "rlworkbench.workbench" in sys.modules)
+""")
+    assert out == ["['BuildError']", "True", "True", "False"]  # the traceback, then the graph; no workbench import
