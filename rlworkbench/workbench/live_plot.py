@@ -8,8 +8,9 @@ updates from any thread, so the view moves while the kernel runs other cells.
 
 The view reads its run only through ``snapshot()``, ``total_timesteps``, ``state``, ``error`` and ``done`` (and,
 where the run has them, its start ``phase``, ``devices``, ``workers``, ``shards`` and a cluster job's last
-``logs()``); its Stop button calls ``run.stop(wait=False)`` and Save figure writes ``curves.png``/``curves.svg``
-into ``run.logdir``. Table headers explain themselves in tooltips (:mod:`.live_tables`).
+``logs()``, and a distributed plan's dataflow: :mod:`.live_dataflow`); its Stop button calls
+``run.stop(wait=False)`` and Save figure writes ``curves.png``/``curves.svg`` into ``run.logdir``.
+Table headers explain themselves in tooltips (:mod:`.live_tables`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from rlworkbench.workbench.live_dataflow import DataflowPane
 from rlworkbench.workbench.live_tables import log_html, tables_html
 
 if TYPE_CHECKING:
@@ -125,7 +127,8 @@ def _clock(seconds: float) -> str:
 
 class LiveView:
     """The widget of a run (:attr:`widget`), refreshed from a daemon thread while the run goes: a heading (which
-    run: ``heading``, HTML), Stop and Save figure, the bar and status line, tables, the plot, a cluster's log."""
+    run: ``heading``, HTML), Stop and Save figure, the bar and status line, tables, the plot, the dataflow,
+    a cluster's log."""
 
     def __init__(self, run: Any, interval: float = 1.0, title: str | None = None, heading: str = ""):
         import ipywidgets as widgets
@@ -147,10 +150,11 @@ class LiveView:
         self.image = widgets.Image(value=b"", format="png", layout=widgets.Layout(max_width="100%"))
         self.tables = widgets.HTML(value="")  # remote workers and replay shards, on targets that have them
         self.log = widgets.HTML(value="")  # the last lines of a cluster job's own log
+        self.dataflow = DataflowPane()  # a distributed plan drawn with its live rates (hidden without one)
         top = widgets.HBox([self.heading, self.stop_button, self.save_button],
                            layout=widgets.Layout(align_items="center"))
         self.widget = widgets.VBox([top, widgets.HBox([self.progress, self.label]), self.tables, self.image,
-                                    self.saved, self.log])
+                                    self.dataflow.widget, self.saved, self.log])
         self.refreshes = 0  # how many times the plot was drawn
         self._drawn: tuple[int, int] | None = None  # (episodes, updates) in the plot on show
         self._lock = threading.Lock()
@@ -194,6 +198,7 @@ class LiveView:
             color = "#b00" if error is not None else "inherit"
             self.label.value = f"<span style='font-family: monospace; color: {color}'>{text}</span>"
             self.tables.value = tables_html(getattr(self.run, "workers", None), getattr(self.run, "shards", None))
+            self.dataflow.refresh(self.run)
             self.log.value = log_html(self.run.logs(LOG_LINES) if hasattr(self.run, "logs") else [])
             counts = (snapshot.num_episodes, snapshot.num_updates)
             if counts != self._drawn:
