@@ -373,7 +373,7 @@ class GraphBuilder(SweepActions):
     def _on_tree_event(self, event: str, _: Any) -> None:
         """A build of the shown tree from elsewhere (``build(...)`` from code after replacing a component):
         marked too. The explorer's own rebuilds report through :meth:`_after_explorer_rebuild`."""
-        if event != "built" or self.explorer._busy:
+        if event != "built" or self.explorer.rebuilding:
             return
         try:
             self._redraw(None, time.perf_counter())
