@@ -3,7 +3,8 @@
 
 Routes under ``<base_url>/rlworkbench/`` (all authenticated with the server's own auth, see :mod:`.handlers`):
 ``GET runs``, ``POST runs/<id>/stop`` (a run's or an experiment's id), ``POST runs/<id>/tensorboard``,
-``GET graph?path=…|run=…``, ``GET compare?runs=<id>,<id>…``. Enabled by
+``GET graph?path=…|run=…``, ``GET compare?runs=<id>,<id>…``,
+``GET dataflow?run=<id>`` and ``GET dataflows`` (the runs that have one). Enabled by
 ``jupyter_server_config.d/rlworkbench.json`` (the bootstrap installs it); ``jupyter server extension list`` shows it.
 """
 

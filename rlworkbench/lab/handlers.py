@@ -1,8 +1,8 @@
 """The server extension's handlers: the runs list (this machine's run records, experiments' records apart, and,
 when ``RLWORKBENCH_CLUSTER_ADDRESS`` is set, that cluster's rlworkbench jobs), a stop request (a run or an
 experiment), TensorBoard for a run, a component graph drawn from a config or a run, and a few runs side by side
-(curves, config diff) — each ``@tornado.web.authenticated``, so a request without the server's token or cookie gets
-403."""
+(curves, config diff), a Ray run's dataflow drawing — each ``@tornado.web.authenticated``, so a request without
+the server's token or cookie gets 403."""
 
 from __future__ import annotations
 
@@ -165,6 +165,38 @@ class CompareHandler(APIHandler):
         self.finish(json.dumps(payload, default=str))
 
 
+class DataflowHandler(APIHandler):
+    @tornado.web.authenticated
+    async def get(self) -> None:
+        """A Ray run's dataflow drawn (``run=<id or run directory>``, a run in the records only): ``{"run", "state",
+        "plan", "wall_time", "svg", "nodes", "edges", "bottleneck", "notes"}`` (see
+        :func:`~rlworkbench.lab.dataflow_view.dataflow_payload`); 404 when its directory holds no dataflow.json."""
+        from rlworkbench.lab.dataflow_view import dataflow_payload
+
+        root = _root(self)
+        record = _record_of(self.get_argument("run", ""), root)
+        logdir = absolute_path(record, "logdir", root) or ""
+        try:
+            payload = await tornado.ioloop.IOLoop.current().run_in_executor(None, dataflow_payload, logdir)
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise tornado.web.HTTPError(409, reason=f"cannot read the run's dataflow.json: {error}") from None
+        if payload is None:
+            raise tornado.web.HTTPError(404, reason=f"run {record['id']} has no dataflow.json in {logdir} (only Ray "
+                                                    "runs write one, once their plan started)")
+        self.finish(json.dumps({"run": record["id"], "state": record.get("state"), **payload}, default=str))
+
+
+class DataflowsHandler(APIHandler):
+    @tornado.web.authenticated
+    def get(self) -> None:
+        """``{"runs": [id …]}``: the runs whose directory holds a dataflow.json (the panel's Dataflow buttons)."""
+        from rlworkbench.lab.dataflow_view import has_dataflow
+
+        root = _root(self)
+        self.finish(json.dumps({"runs": [record["id"] for record in read_records() if record.get("kind") is None
+                                         and has_dataflow(absolute_path(record, "logdir", root))]}))
+
+
 def _root(handler: APIHandler) -> Path:
     """The server's root directory (what the file browser shows)."""
     return Path(handler.settings.get("server_root_dir", os.getcwd())).expanduser().resolve()
@@ -186,6 +218,17 @@ def _record(run_id: str) -> dict[str, Any]:
     return record
 
 
+def _record_of(run: str, root: Path) -> dict[str, Any]:
+    """The run record named by its id or by its run directory (as the record says it); 404 for anything else."""
+    if not run:
+        raise tornado.web.HTTPError(400, reason="give run=<run id> (or the run's directory)")
+    for record in read_records():
+        if record.get("kind") is None and (record["id"] == run or (
+                "/" in run and absolute_path(record, "logdir", root) == str(Path(run).expanduser()))):
+            return record
+    raise tornado.web.HTTPError(404, reason=f"no run {run!r}")
+
+
 def _cluster_runs(address: str) -> dict[str, Any]:
     from rlworkbench.workbench.cluster import list_runs
 
@@ -205,4 +248,6 @@ def add_handlers(web_app: Any) -> None:
         (url_path_join(base, r"runs/([0-9a-f]+)/tensorboard"), TensorBoardHandler),
         (url_path_join(base, "graph"), GraphHandler),
         (url_path_join(base, "compare"), CompareHandler),
+        (url_path_join(base, "dataflow"), DataflowHandler),
+        (url_path_join(base, "dataflows"), DataflowsHandler),
     ])
