@@ -1,6 +1,6 @@
 // rlworkbench in JupyterLab: the runs panel (left sidebar), the component-graph viewer ("Open With → Component
-// graph" on a .json config, and "Graph" on a run) and the compare view (runs ticked in the panel → Compare). Data
-// comes from rlworkbench's server extension.
+// graph" on a .json config, and "Graph" on a run), the compare view (runs ticked in the panel → Compare) and a Ray
+// run's live dataflow ("Dataflow" on its card). Data comes from rlworkbench's server extension.
 import { ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { MainAreaWidget, Notification } from '@jupyterlab/apputils';
 import { ABCWidgetFactory, DocumentRegistry, DocumentWidget, IDocumentWidget } from '@jupyterlab/docregistry';
@@ -8,6 +8,7 @@ import { Contents } from '@jupyterlab/services';
 import { IFrame, LabIcon } from '@jupyterlab/ui-components';
 import { requestAPI, IRunRecord } from './api';
 import { CompareView } from './compareView';
+import { DataflowPanel } from './dataflowPanel';
 import { followFile } from './graphFollow';
 import { GraphView } from './graphView';
 import { configLabel } from './runCard';
@@ -20,6 +21,7 @@ export const rlworkbenchIcon = new LabIcon({ name: 'rlworkbench-lab:icon', svgst
 export const FACTORY = 'Component graph';
 const OPEN_GRAPH = 'rlworkbench:open-graph';
 const OPEN_COMPARE = 'rlworkbench:open-compare';
+const OPEN_DATAFLOW = 'rlworkbench:open-dataflow';
 
 class GraphViewerFactory extends ABCWidgetFactory<IDocumentWidget<GraphView>> {
   constructor(options: DocumentRegistry.IWidgetFactoryOptions<IDocumentWidget<GraphView>>,
@@ -74,9 +76,32 @@ const plugin: JupyterFrontEndPlugin<void> = {
       }
     });
 
+    app.commands.addCommand(OPEN_DATAFLOW, {
+      label: 'Dataflow of a run',
+      execute: (args) => {
+        const id = `rlworkbench-dataflow-${args.run}`;
+        const open = [...app.shell.widgets('main')].find((widget) => widget.id === id);
+        if (open) {
+          app.shell.activateById(id);
+          return open;
+        }
+        const widget = new MainAreaWidget({ content: new DataflowPanel(String(args.run)) });
+        widget.id = id;
+        widget.title.label = `dataflow: ${args.title ?? args.run}`;
+        widget.title.icon = rlworkbenchIcon;
+        widget.title.closable = true;
+        app.shell.add(widget, 'main');
+        return widget;
+      }
+    });
+
     const panel = new RunsPanel({
       openGraph: async (run: IRunRecord) => {
         await app.commands.execute(OPEN_GRAPH, { run: run.id, title: `${configLabel(run)} · ${run.env}` });
+      },
+      openDataflow: async (run: IRunRecord) => {
+        const title = `${configLabel(run)} · run ${run.id.slice(0, 6)}`;
+        await app.commands.execute(OPEN_DATAFLOW, { run: run.id, title });
       },
       openTensorBoard: async (run: IRunRecord) => {
         try {

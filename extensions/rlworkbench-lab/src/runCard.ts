@@ -1,7 +1,7 @@
 // One run's card in the runs panel: a checkbox (select it for Compare), state, which config on which env and
 // target, its short id and the notebook it came from, a start phase while it has not stepped yet, progress,
-// steps/s, recent returns (each explained in a tooltip), and Stop / TensorBoard / Graph / Folder (disabled, with a
-// note, when the run's folder is outside the server's root). An experiment's trial run is titled by its seed.
+// steps/s, recent returns (each explained in a tooltip), and Stop / TensorBoard / Graph / Dataflow (Ray runs whose
+// folder holds a dataflow.json) / Folder (disabled, with a note, when the run's folder is outside the server's root). An experiment's trial run is titled by its seed.
 import { IRunRecord } from './api';
 import { button, clock, element } from './dom';
 import { sparkline } from './sparkline';
@@ -12,6 +12,7 @@ export const LIVE = new Set(['starting', 'running']);
 export interface IRunActions {
   openTensorBoard(run: IRunRecord): Promise<void>;
   openGraph(run: IRunRecord): Promise<void>;
+  openDataflow(run: IRunRecord): Promise<void>;
   openFolder(name: string, path: string, inRoot: string | null): Promise<void>;
   openCompare(runIds: string[]): Promise<void>;
 }
@@ -20,6 +21,7 @@ export interface ICardContext {
   actions: IRunActions;
   selected: Set<string>; // run ids ticked for Compare
   stopping: Set<string>; // ids whose Stop was pressed
+  dataflow: Set<string>; // ids of the runs whose folder holds a dataflow.json
   onSelect(): void; // after a tick changed `selected`
 }
 
@@ -75,6 +77,11 @@ export function runCard(run: IRunRecord, context: ICardContext): HTMLElement {
     button('Graph', 'rlwb-graph-button', () => actions.openGraph(run)),
     folder
   );
+  if (context.dataflow.has(run.id)) {
+    const dataflow = button('Dataflow', 'rlwb-dataflow-button', () => actions.openDataflow(run));
+    dataflow.title = 'The plan\'s actors and what flows between them, live (items/s, bytes/s, the bottleneck)';
+    buttons.insertBefore(dataflow, folder);
+  }
   card.appendChild(buttons);
   if (run.logdir_in_root === null) {
     folder.disabled = true;

@@ -1,8 +1,9 @@
 // The runs panel: every rlworkbench run this Jupyter server's machine knows (any kernel, any target), experiments
 // as expandable groups of their trial runs, and the configured cluster's jobs, refreshed every ~2 s. Runs ticked
-// on their cards (2 or more) open side by side in the compare view.
+// on their cards (2 or more) open side by side in the compare view; a Ray run's card opens its dataflow drawing.
 import { Widget } from '@lumino/widgets';
 import { requestAPI, IClusterRow, IExperimentRecord, IRunRecord, IRunsReply } from './api';
+import { dataflowRuns } from './dataflowPanel';
 import { button, element } from './dom';
 import { experimentGroup } from './experimentGroup';
 import { ICardContext, IRunActions, runCard } from './runCard';
@@ -24,7 +25,9 @@ export class RunsPanel extends Widget {
     this.id = 'rlworkbench-runs';
     this.addClass('rlwb-runs-panel');
     this.title.caption = 'rlworkbench runs';
-    this.context = { actions, selected: new Set(), stopping: new Set(), onSelect: () => this.showSelection() };
+    this.context = {
+      actions, selected: new Set(), stopping: new Set(), dataflow: new Set(), onSelect: () => this.showSelection()
+    };
     this.status = element('div', 'rlwb-status');
     this.chosen = element('span', 'rlwb-selection');
     this.compare = button('Compare', 'rlwb-compare-button', () => actions.openCompare([...this.context.selected]));
@@ -61,7 +64,7 @@ export class RunsPanel extends Widget {
   async refresh(): Promise<void> {
     let reply: IRunsReply;
     try {
-      reply = await requestAPI<IRunsReply>('runs');
+      [reply, this.context.dataflow] = await Promise.all([requestAPI<IRunsReply>('runs'), dataflowRuns()]);
     } catch (error) {
       this.status.textContent = `cannot read the runs: ${error}`;
       return;
