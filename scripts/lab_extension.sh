@@ -13,7 +13,7 @@ if ! command -v npm >/dev/null 2>&1; then
   exit 0
 fi
 sources=$(cat "$ext/package.json" "$ext/package-lock.json" "$ext/tsconfig.json" "$ext"/src/*.ts "$ext"/style/* \
-  | sha1sum | cut -c1-12)
+  rlworkbench/workbench/pan_zoom.js rlworkbench/workbench/pan_zoom.d.ts | sha1sum | cut -c1-12)  # + what src imports
 if [ ! -f "$target/.built-$sources" ] || [ ! -f "$target/package.json" ]; then
   echo "lab_extension: building $ext"
   .venv/bin/python extensions/lab_build.py  # the wheel's build hook: npm ci from the lock, then the build script

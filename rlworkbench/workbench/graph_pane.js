@@ -11,26 +11,13 @@
 // Browser checks read the element's data-scale / data-x / data-y (the view), data-fit-scale (the width-fitted
 // scale), data-legible-scale, data-view ("open", "fit" or "moved"), data-zoom (the shown text) and
 // data-focused (the component last brought into view).
+//
+// The legible scale, natural size, zoom text and the wheel and drag gestures are pan_zoom.js's, shared with the
+// JupyterLab viewer. This file uses its anchoredOffset, clampScale, fitScale, legibleScale, naturalSize,
+// panAndZoom and zoomText: graph_pane.py serves pan_zoom.js and this file as one module (an anywidget's ESM cannot import a sibling file).
 
-const MIN_SCALE = 0.05;
 const MAX_SCALE = 8;
-const LEGIBLE_PX = 9;  // the smallest on-screen font size of a node label when the pane opens
 const MARGIN = 8;  // px kept between the pane's edge and a drawing larger than the pane
-
-function toPixels(length) {
-  const value = parseFloat(length) || 1;
-  return /pt$/.test(length || "") ? (value * 96) / 72 : value;
-}
-
-// The smallest scale at which every node label's font is LEGIBLE_PX on screen (0 without node labels).
-function legibleScale(svg, naturalWidth) {
-  const box = svg.viewBox && svg.viewBox.baseVal;
-  const pxPerUnit = box && box.width ? naturalWidth / box.width : 1;
-  const sizes = [...svg.querySelectorAll("g.node text")]
-    .map((text) => parseFloat(text.getAttribute("font-size")))
-    .filter((size) => Number.isFinite(size) && size > 0);
-  return sizes.length ? LEGIBLE_PX / (Math.min(...sizes) * pxPerUnit) : 0;
-}
 
 // Where a drawing of `size` px starts in a pane of `room` px, wanting `wanted`: centred when it fits, else
 // never leaving blank space beyond MARGIN at either end.
@@ -59,14 +46,12 @@ function render({ model, el }) {
 
   const apply = () => {
     stage.style.transform = `translate(${x}px, ${y}px) scale(${scale})`;
-    const percent = `${Math.round(scale * 100)} %`;
-    const text = view === "fit" ? `fit · ${percent}` : percent;
+    const text = zoomText(scale, view === "fit");
     if (zoomLabel) zoomLabel.textContent = text;
     Object.assign(el.dataset, { scale: scale.toFixed(4), x: x.toFixed(1), y: y.toFixed(1), view, zoom: text,
                                 legibleScale: legible.toFixed(4) });
   };
-  const fitScale = () => Math.min(1, viewport.clientWidth / natural.width);
-  // The box (in drawing px) of the nodes matching `selector`, or null.
+  const fitWidth = () => Math.min(1, fitScale({ width: viewport.clientWidth, height: 0 }, natural, true));
   // The boxes (in drawing px) of the elements matching `selector`.
   const boxesOf = (selector) => {
     const origin = stage.getBoundingClientRect();
@@ -96,7 +81,7 @@ function render({ model, el }) {
              y: clampStart(start(box.top, box.height, height), natural.height * next, height) };
   };
   const show = (next, target, centred = false) => {
-    scale = Math.min(MAX_SCALE, Math.max(MIN_SCALE, next));
+    scale = clampScale(next, MAX_SCALE);
     ({ x, y } = placement(scale, target, centred));
   };
   // At scale `next`, centred on the drawn component's API method whose view holds the most node labels.
@@ -114,7 +99,7 @@ function render({ model, el }) {
   };
   const fit = () => {
     if (!viewport.clientWidth) return false;
-    scale = fitScale();
+    scale = fitWidth();
     x = Math.max(0, (viewport.clientWidth - natural.width * scale) / 2);
     y = 0;
     view = "fit";
@@ -124,8 +109,8 @@ function render({ model, el }) {
   };
   const open = () => {
     if (!viewport.clientWidth) return false;
-    el.dataset.fitScale = fitScale().toFixed(4);
-    if (fitScale() >= legible) return fit();
+    el.dataset.fitScale = fitWidth().toFixed(4);
+    if (fitWidth() >= legible) return fit();
     home(Math.min(1, legible));
     view = "open";
     apply();
@@ -133,9 +118,9 @@ function render({ model, el }) {
   };
   const reopen = () => (view === "fit" ? fit() : view === "open" ? open() : false);
   const zoomAt = (factor, px, py) => {
-    const next = Math.min(MAX_SCALE, Math.max(MIN_SCALE, scale * factor));
-    x = px - (px - x) * (next / scale);
-    y = py - (py - y) * (next / scale);
+    const next = clampScale(scale * factor, MAX_SCALE);
+    x = anchoredOffset(x, px, next / scale);
+    y = anchoredOffset(y, py, next / scale);
     scale = next;
     view = "moved";
     apply();
@@ -158,7 +143,7 @@ function render({ model, el }) {
     stage.innerHTML = model.get("svg");
     const svg = stage.querySelector("svg");
     if (svg) {  // its size from its own attributes (graphviz writes points): known even while the pane is hidden
-      natural = { width: toPixels(svg.getAttribute("width")), height: toPixels(svg.getAttribute("height")) };
+      natural = naturalSize(svg);
       svg.style.display = "block";
       svg.style.width = `${natural.width}px`;
       svg.style.height = `${natural.height}px`;
@@ -194,27 +179,17 @@ function render({ model, el }) {
   hint.textContent = "wheel: zoom · drag: pan · double-click: fit";
   toolbar.appendChild(hint);
 
-  viewport.addEventListener("wheel", (event) => {
-    event.preventDefault();
-    const area = viewport.getBoundingClientRect();
-    zoomAt(Math.exp(-event.deltaY * 0.0015), event.clientX - area.left, event.clientY - area.top);
-  }, { passive: false });
-  let drag = null;
-  viewport.addEventListener("pointerdown", (event) => {
-    drag = { px: event.clientX, py: event.clientY, x, y };
-    viewport.setPointerCapture(event.pointerId);
-    viewport.classList.add("rlw-dragging");
+  panAndZoom(viewport, {
+    zoom: zoomAt,
+    panStart: () => ({ x, y }),
+    pan: (start, dx, dy) => {
+      x = start.x + dx;
+      y = start.y + dy;
+      view = "moved";
+      apply();
+    },
+    draggingClass: "rlw-dragging",
   });
-  viewport.addEventListener("pointermove", (event) => {
-    if (!drag) return;
-    x = drag.x + event.clientX - drag.px;
-    y = drag.y + event.clientY - drag.py;
-    view = "moved";
-    apply();
-  });
-  const release = () => { drag = null; viewport.classList.remove("rlw-dragging"); };
-  viewport.addEventListener("pointerup", release);
-  viewport.addEventListener("pointercancel", release);
   viewport.addEventListener("dblclick", fit);
   // Opened in a hidden place (a closed tab, an output not yet attached): open once the pane gets a size.
   const resized = new ResizeObserver(() => {

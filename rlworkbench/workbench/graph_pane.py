@@ -7,7 +7,8 @@ shows the zoom ("fit · 27 %", "75 %"; a click on it opens again) between the zo
 (the whole width; or double-click) and *100 %* (natural size, on the same place). The mouse wheel zooms around the
 pointer, dragging pans, and :meth:`focus_on` brings a component (its cluster) into view — GraphExplorer calls it
 when a component is selected, GraphBuilder after a failed build on the stuck component. The view logic is in
-``graph_pane.js``.
+``graph_pane.js``; the legible scale, the zoom text and the wheel and drag gestures in ``pan_zoom.js``, which the
+JupyterLab viewer's bundle carries too: the pane's ESM is the two files as one module (:func:`pane_module`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,16 @@ from pathlib import Path
 
 import anywidget
 import traitlets
+
+SHARED_MODULE = "pan_zoom.js"  #: pan/zoom shared with the lab viewer (extensions/rlworkbench-lab/src/graphZoom.ts)
+PANE_MODULE = "graph_pane.js"
+
+
+def pane_module() -> str:
+    """The pane's ESM: ``pan_zoom.js``, then ``graph_pane.js``, which uses its functions (package data, read here)."""
+    here = Path(__file__).parent
+    return "\n".join((here / name).read_text() for name in (SHARED_MODULE, PANE_MODULE))
+
 
 _CSS = """
 .rlw-graph-pane { width: 100%; }
@@ -35,7 +46,7 @@ class GraphPane(anywidget.AnyWidget):
     """Shows ``svg`` (a graphviz drawing) in a pane ``height`` pixels high; ``focus``: a component path to bring
     into view."""
 
-    _esm = Path(__file__).with_name("graph_pane.js")
+    _esm = pane_module()
     _css = _CSS
     svg = traitlets.Unicode("").tag(sync=True)
     focus = traitlets.Unicode("").tag(sync=True)

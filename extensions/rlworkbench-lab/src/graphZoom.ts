@@ -2,13 +2,15 @@
 // at least LEGIBLE_PX on screen (or where the whole drawing fits, when that is larger), and scrolls beyond; − and +
 // step the zoom, the zoom % is shown (a click on it goes back to the opening scale), Fit shows the whole drawing,
 // Ctrl/⌘ + wheel zooms at the pointer, a drag pans. 100 % is the SVG's natural size (graphviz's points, 4/3 px).
+// The legible scale, the natural size, the zoom text and the gestures are the notebook graph pane's own: one module,
+// rlworkbench/workbench/pan_zoom.js, which this bundle carries.
+import {
+  anchoredOffset, clampScale, fitScale, legibleScale, naturalSize, panAndZoom, zoomText
+} from '../../../rlworkbench/workbench/pan_zoom';
 
-/** The smallest on-screen font size of a node label at the opening scale, in CSS px. */
-export const LEGIBLE_PX = 9;
+export { LEGIBLE_PX } from '../../../rlworkbench/workbench/pan_zoom';
 const STEP = 1.25;
-const MIN_SCALE = 0.05;
 const MAX_SCALE = 4;
-const PX_PER_PT = 4 / 3;
 
 export class ZoomPane {
   readonly viewport: HTMLElement;
@@ -92,50 +94,33 @@ export class ZoomPane {
       return;
     }
     const previous = this.scale;
-    this.scale = Math.min(MAX_SCALE, Math.max(MIN_SCALE, scale));
+    this.scale = clampScale(scale, MAX_SCALE);
     this.svg.style.width = `${this.natural.width * this.scale}px`;
     this.svg.style.height = `${this.natural.height * this.scale}px`;
-    this.level.textContent = `${Math.round(this.scale * 100)} %`;
+    this.level.textContent = zoomText(this.scale);
     this.canvas.dataset.scale = this.scale.toFixed(4);
-    if (anchor) { // keep the drawing's point under the pointer where it is
+    if (anchor) { // keep the drawing's point under the pointer where it is (the offset is minus the scroll)
       const ratio = this.scale / previous;
-      this.viewport.scrollLeft = (this.viewport.scrollLeft + anchor.x) * ratio - anchor.x;
-      this.viewport.scrollTop = (this.viewport.scrollTop + anchor.y) * ratio - anchor.y;
+      this.viewport.scrollLeft = -anchoredOffset(-this.viewport.scrollLeft, anchor.x, ratio);
+      this.viewport.scrollTop = -anchoredOffset(-this.viewport.scrollTop, anchor.y, ratio);
     }
   }
 
   /** The scale at which the drawing fits the viewport (its width only: `widthOnly`). */
   private fitScale(widthOnly = false): number {
-    const width = (this.viewport.clientWidth - 4) / this.natural.width;
-    const height = (this.viewport.clientHeight - 4) / this.natural.height;
-    return widthOnly ? width : Math.min(width, height);
+    const room = { width: this.viewport.clientWidth, height: this.viewport.clientHeight };
+    return fitScale(room, this.natural, widthOnly, 4);
   }
 
   private panAndZoom(): void {
-    let dragging: { x: number; y: number; left: number; top: number } | null = null;
-    this.viewport.addEventListener('wheel', (event) => {
-      if (!(event.ctrlKey || event.metaKey)) {
-        return; // the wheel scrolls
+    panAndZoom(this.viewport, {
+      zoom: (factor, x, y) => this.zoomByHand(this.scale * factor, { x, y }),
+      wheelZooms: (event) => event.ctrlKey || event.metaKey, // else the wheel scrolls
+      panStart: () => ({ left: this.viewport.scrollLeft, top: this.viewport.scrollTop }),
+      pan: (start, dx, dy) => {
+        this.viewport.scrollLeft = start.left - dx;
+        this.viewport.scrollTop = start.top - dy;
       }
-      event.preventDefault();
-      const box = this.viewport.getBoundingClientRect();
-      this.zoomByHand(this.scale * Math.exp(-event.deltaY * 0.0015),
-        { x: event.clientX - box.left, y: event.clientY - box.top });
-    }, { passive: false });
-    this.viewport.addEventListener('mousedown', (event) => {
-      if (event.button !== 0 || event.target === this.viewport) {
-        return; // a scrollbar's, or not the main button
-      }
-      dragging = { x: event.clientX, y: event.clientY, left: this.viewport.scrollLeft, top: this.viewport.scrollTop };
-    });
-    window.addEventListener('mousemove', (event) => {
-      if (dragging) {
-        this.viewport.scrollLeft = dragging.left - (event.clientX - dragging.x);
-        this.viewport.scrollTop = dragging.top - (event.clientY - dragging.y);
-      }
-    });
-    window.addEventListener('mouseup', () => {
-      dragging = null;
     });
   }
 }
@@ -147,24 +132,4 @@ function control(className: string, label: string, title: string, onClick: () =>
   node.title = title;
   node.addEventListener('click', onClick);
   return node;
-}
-
-/** The SVG's size at 100 % in CSS px (graphviz writes `width="1234pt"`). */
-function naturalSize(svg: SVGSVGElement): { width: number; height: number } {
-  const length = (name: string): number => {
-    const text = svg.getAttribute(name) ?? '';
-    const value = parseFloat(text);
-    return Number.isFinite(value) && value > 0 ? (text.endsWith('pt') ? value * PX_PER_PT : value) : 100;
-  };
-  return { width: length('width'), height: length('height') };
-}
-
-/** The smallest scale at which every node label's font is LEGIBLE_PX on screen (0 without node labels). */
-function legibleScale(svg: SVGSVGElement, naturalWidth: number): number {
-  const viewBox = svg.viewBox.baseVal;
-  const pxPerUnit = viewBox && viewBox.width ? naturalWidth / viewBox.width : 1;
-  const sizes = Array.from(svg.querySelectorAll('g.node text'))
-    .map((text) => parseFloat(text.getAttribute('font-size') ?? ''))
-    .filter((size) => Number.isFinite(size) && size > 0);
-  return sizes.length ? LEGIBLE_PX / (Math.min(...sizes) * pxPerUnit) : 0;
 }
