@@ -54,7 +54,7 @@ class GraphExplorer:
         self._syncing = False
         self._make_widgets()
         self._stop_listening = self.core.listen(self._on_core)
-        for event in ("controls", "drawn", "status", "error"):
+        for event in ("controls", "drawn", "status", "error", "focus"):
             self._on_core(event)
 
     # ----- the core's state -----------------------------------------------------------------------------------

@@ -4,10 +4,13 @@ selected component (tree, device, details), a probe, export, promote and a sweep
 content scrolls inside a box as tall as the graph column, so the graph stays in view while the form scrolls (CSS
 ``position: sticky`` cannot work here: JupyterLab's output areas clip their overflow). A run's live view appears
 under them. Every button calls the builder's public method of the same name, so the widget does nothing code
-cannot."""
+cannot. It is the builder core's view (:mod:`.core_view`): the core tells it when the status, the build, the config
+being edited or its errors change."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +23,7 @@ from rlworkbench.workbench.builder.copy_button import CopyButton
 from rlworkbench.workbench.builder.export_name import default_export_name, shipped_config_path
 from rlworkbench.workbench.builder.form_rows import wrapping
 from rlworkbench.workbench.builder.sweep_tab import SweepTab
+from rlworkbench.workbench.explorer_render import status_html
 from rlworkbench.workbench.targets import known_targets
 
 if TYPE_CHECKING:
@@ -35,8 +39,10 @@ class BuilderView:
 
     def __init__(self, builder: GraphBuilder):
         self.builder = builder
+        self.quiet = False  #: True while the builder writes the form (its change events are not edits)
         explorer = builder.explorer
         self.status = w.HTML(layout=w.Layout(flex="1 1 auto", min_width="0"))
+        self.said(builder.status, builder.status_is_error)
         self.busy = BusyIndicator()
         self.backend_menu = w.ToggleButtons(options=list(available_backends()), value=builder.backend,
                                             tooltip="the backend the agent is built on", style={"button_width": "70px"})
@@ -124,6 +130,30 @@ class BuilderView:
         self.builder.promote(self.target_menu.value, timesteps=self.timesteps.value, num_envs=self.num_envs.value)
 
     # ----- called by the builder ------------------------------------------------------------------------------
+    def working(self, label: str) -> AbstractContextManager[None]:
+        return self.busy.showing(label)
+
+    def said(self, text: str, error: bool) -> None:
+        self.status.value = status_html(text, error, "rlw-builder-status")
+
+    def read_draft(self) -> dict[str, Any] | None:
+        return None if self.builder.form is None else self.builder.form.data
+
+    def write_draft(self, config: Mapping[str, Any]) -> None:
+        if self.builder.form is not None:
+            self.quiet = True
+            try:
+                self.builder.form.data = config
+            finally:
+                self.quiet = False
+
+    def mark_error(self, error: ConfigError) -> str | None:
+        return None if self.builder.form is None else self.builder.form.show_error(error)
+
+    def clear_errors(self) -> None:
+        if self.builder.form is not None:
+            self.builder.form.clear_errors()
+
     def after_build(self) -> None:
         self._sync_export()
         self.sweep_changed()
