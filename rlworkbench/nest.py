@@ -7,20 +7,24 @@ flattening is stable for a given structure. Used by spaces, the builder and the 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, TypeAlias, TypeVar
 
 SEPARATOR = "/"
 
+T = TypeVar("T")
+# A leaf of type T, or dicts, tuples and lists of nested structures (what spaces, records and tensors come in).
+Nested: TypeAlias = T | Mapping[str, "Nested[T]"] | tuple["Nested[T]", ...] | list["Nested[T]"]
 
-def is_container(value: Any) -> bool:
+
+def is_container(value: object) -> bool:
     return isinstance(value, (Mapping, tuple, list))
 
 
-def join(prefix: str, key: Any) -> str:
+def join(prefix: str, key: object) -> str:
     return f"{prefix}{SEPARATOR}{key}" if prefix else str(key)
 
 
-def items(structure: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+def items(structure: Nested[T], prefix: str = "") -> Iterator[tuple[str, T]]:
     """Yields ``(key_path, leaf)`` pairs, depth first, in insertion order."""
     if isinstance(structure, Mapping):
         for key, value in structure.items():
@@ -32,12 +36,12 @@ def items(structure: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
         yield prefix, structure
 
 
-def flatten(structure: Any) -> dict[str, Any]:
+def flatten(structure: Nested[T]) -> dict[str, T]:
     """``{key_path: leaf}``; a bare leaf flattens to ``{"": leaf}``."""
     return dict(items(structure))
 
 
-def leaves(structure: Any) -> list[Any]:
+def leaves(structure: Nested[T]) -> list[T]:
     return [leaf for _, leaf in items(structure)]
 
 

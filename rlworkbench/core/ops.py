@@ -13,10 +13,12 @@ the same numbers. A new op goes into every backend and into this protocol.
 
 Conventions:
 
-* ``Tensor`` is the backend's tensor (``torch.Tensor``, ``tf.Tensor``); where an argument says ``Any`` it also
-  takes Python numbers (and, on a static-graph backend, scalar tensors for sizes not known while tracing).
-* ``Variable`` is what ``Component.create_variable`` returns; ``Generator`` is what
-  ``Component.create_random_generator`` returns.
+* ``Tensor`` is the backend's tensor (``torch.Tensor``, ``tf.Tensor``), typed by what both offer (the
+  :class:`Tensor` protocol: shape, dtype, indexing, arithmetic); ``Scalar`` is a tensor or a Python number and
+  ``Size`` an int or, on a static-graph backend, a scalar tensor for a size not known while tracing.
+* ``Variable`` is what ``Component.create_variable`` returns (it reads as a tensor in every backend);
+  ``Generator`` is what ``Component.create_random_generator`` returns, opaque: only handed back to random ops.
+* ``Nested[T]`` is a leaf ``T`` or dicts, tuples and lists of them (``rlworkbench.nest``'s structures).
 * ``axis`` counts from 0, negative from the end; ``axis=None`` in a reduction means over all axes.
 * ``dtype`` is a string: ``"float32"``, ``"float64"``, ``"float16"``, ``"int32"``, ``"int64"``, ``"int8"``,
   ``"uint8"`` or ``"bool"``. Indices given to ops may have any int dtype; ints that ops return are int64.
@@ -28,11 +30,56 @@ This module imports no framework (``rlworkbench.core`` never does).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Protocol, TypeAlias, TypeVar
 
-Tensor = Any  # the backend's tensor type
-Variable = Any  # a backend variable, from Component.create_variable
-Generator = Any  # a backend random generator, from Component.create_random_generator
+from numpy.typing import ArrayLike
+
+from rlworkbench.nest import Nested
+
+
+class Tensor(Protocol):
+    """What graph functions may use of a backend tensor without naming the backend (``torch.Tensor`` and
+    ``tf.Tensor`` both offer it): its shape and dtype, indexing, and element-wise arithmetic with tensors and
+    numbers."""
+
+    @property
+    def shape(self) -> Sequence[int | None]: ...
+    @property
+    def dtype(self) -> object: ...
+    def __getitem__(self, index: object, /) -> Tensor: ...
+    def __neg__(self) -> Tensor: ...
+    def __abs__(self) -> Tensor: ...
+    def __add__(self, other: Scalar, /) -> Tensor: ...
+    def __radd__(self, other: Scalar, /) -> Tensor: ...
+    def __sub__(self, other: Scalar, /) -> Tensor: ...
+    def __rsub__(self, other: Scalar, /) -> Tensor: ...
+    def __mul__(self, other: Scalar, /) -> Tensor: ...
+    def __rmul__(self, other: Scalar, /) -> Tensor: ...
+    def __truediv__(self, other: Scalar, /) -> Tensor: ...
+    def __rtruediv__(self, other: Scalar, /) -> Tensor: ...
+    def __pow__(self, other: Scalar, /) -> Tensor: ...
+    def __rpow__(self, other: Scalar, /) -> Tensor: ...
+    def __floordiv__(self, other: Scalar, /) -> Tensor: ...
+    def __rfloordiv__(self, other: Scalar, /) -> Tensor: ...
+    def __mod__(self, other: Scalar, /) -> Tensor: ...
+    def __matmul__(self, other: Tensor, /) -> Tensor: ...
+    def __invert__(self) -> Tensor: ...
+    def __and__(self, other: Tensor | bool, /) -> Tensor: ...
+    def __or__(self, other: Tensor | bool, /) -> Tensor: ...
+    def __eq__(self, other: object, /) -> Tensor: ...  # type: ignore[override]  # element-wise, as on both backends
+    def __ne__(self, other: object, /) -> Tensor: ...  # type: ignore[override]
+    def __hash__(self) -> int: ...
+    def __lt__(self, other: Scalar, /) -> Tensor: ...
+    def __le__(self, other: Scalar, /) -> Tensor: ...
+    def __gt__(self, other: Scalar, /) -> Tensor: ...
+    def __ge__(self, other: Scalar, /) -> Tensor: ...
+
+
+Scalar: TypeAlias = Tensor | float  # a tensor or a Python number (an int is a float to a type checker)
+Size: TypeAlias = int | Tensor  # a static size, or a scalar tensor where the size is known only at run time
+Variable: TypeAlias = Tensor  # a backend variable, from Component.create_variable
+Generator: TypeAlias = object  # a backend random generator, from Component.create_random_generator
+Carry = TypeVar("Carry", bound="Nested[Tensor]")  # what ``scan`` threads through its steps
 
 # The names every backend's ``ACTIVATIONS`` holds (and ``activation`` accepts).
 ACTIVATION_NAMES = ("linear", "relu", "tanh", "sigmoid", "elu", "selu", "leaky_relu", "softplus", "swish")
@@ -60,10 +107,10 @@ class Ops(Protocol):
     def multiply(self, x: Tensor, factor: float) -> Tensor:
         """``x * factor``; an int ``x`` becomes float32 first."""
 
-    def reshape(self, x: Tensor, shape: Sequence[Any]) -> Tensor:
+    def reshape(self, x: Tensor, shape: Sequence[Size]) -> Tensor:
         """``x`` with a new shape (one entry may be -1: inferred)."""
 
-    def leading_dims(self, x: Tensor, count: int) -> tuple[Any, ...]:
+    def leading_dims(self, x: Tensor, count: int) -> tuple[Size, ...]:
         """The sizes of the first ``count`` axes (batch/time): ints, or scalar tensors where not known statically."""
 
     def one_hot(self, x: Tensor, depth: int) -> Tensor:
@@ -87,7 +134,7 @@ class Ops(Protocol):
     def reduce_mean(self, x: Tensor, axis: int | None = None) -> Tensor:
         """Mean over ``axis`` (removed), or of all entries when ``axis`` is ``None``."""
 
-    def identity(self, x: Any) -> Any:
+    def identity(self, x: Nested[Tensor]) -> Nested[Tensor]:
         """``x`` itself, unchanged."""
 
     # ----- math: element-wise maths, reductions, softmax family, gathers, shapes, constants ---------------------
@@ -109,13 +156,13 @@ class Ops(Protocol):
     def sign(self, x: Tensor) -> Tensor:
         """-1, 0 or 1 element-wise, in ``x``'s dtype."""
 
-    def minimum(self, a: Any, b: Any) -> Tensor:
+    def minimum(self, a: Scalar, b: Scalar) -> Tensor:
         """Element-wise minimum of ``a`` and ``b`` (broadcast; a Python number takes the tensor's dtype)."""
 
-    def maximum(self, a: Any, b: Any) -> Tensor:
+    def maximum(self, a: Scalar, b: Scalar) -> Tensor:
         """Element-wise maximum of ``a`` and ``b`` (broadcast; a Python number takes the tensor's dtype)."""
 
-    def where(self, condition: Tensor, a: Any, b: Any) -> Tensor:
+    def where(self, condition: Tensor, a: Scalar, b: Scalar) -> Tensor:
         """``a`` where the bool ``condition`` holds, else ``b``, element-wise (broadcast)."""
 
     def reduce_max(self, x: Tensor, axis: int | None = None, keepdims: bool = False) -> Tensor:
@@ -174,13 +221,13 @@ class Ops(Protocol):
     def matmul(self, a: Tensor, b: Tensor) -> Tensor:
         """Matrix product ``a @ b`` (batched over leading axes)."""
 
-    def zeros(self, shape: Sequence[Any], dtype: str = "float32") -> Tensor:
+    def zeros(self, shape: Sequence[Size], dtype: str = "float32") -> Tensor:
         """A tensor of zeros of ``shape`` and ``dtype``."""
 
-    def ones(self, shape: Sequence[Any], dtype: str = "float32") -> Tensor:
+    def ones(self, shape: Sequence[Size], dtype: str = "float32") -> Tensor:
         """A tensor of ones of ``shape`` and ``dtype``."""
 
-    def fill(self, shape: Sequence[Any], value: Any, dtype: str = "float32") -> Tensor:
+    def fill(self, shape: Sequence[Size], value: Scalar, dtype: str = "float32") -> Tensor:
         """A tensor of ``shape`` and ``dtype`` with every entry ``value``."""
 
     def zeros_like(self, x: Tensor) -> Tensor:
@@ -189,33 +236,33 @@ class Ops(Protocol):
     def ones_like(self, x: Tensor) -> Tensor:
         """Ones of ``x``'s shape and dtype."""
 
-    def constant(self, value: Any, dtype: str = "float32") -> Tensor:
+    def constant(self, value: Scalar | ArrayLike, dtype: str = "float32") -> Tensor:
         """``value`` (a number, nested list or array) as a tensor of ``dtype``."""
 
-    def arange(self, start: Any, limit: Any | None = None, dtype: str = "int64") -> Tensor:
+    def arange(self, start: Size, limit: Size | None = None, dtype: str = "int64") -> Tensor:
         """``start, start + 1, …`` up to ``limit`` (excluded), of ``dtype``; ``arange(n)`` is ``0 … n - 1``."""
 
-    def dim(self, x: Tensor, axis: int) -> Any:
+    def dim(self, x: Tensor, axis: int) -> Size:
         """The size of axis ``axis``: an int, or a scalar tensor where not known statically."""
 
     def stop_gradient(self, x: Tensor) -> Tensor:
         """``x``'s value, with no gradient flowing back through it."""
 
     # ----- state: changing variables, gradients -----------------------------------------------------------------
-    def assign(self, variable: Variable, value: Any) -> Any:
+    def assign(self, variable: Variable, value: Scalar) -> Tensor:
         """Sets ``variable`` to ``value`` (cast to its dtype, broadcast to its shape), outside any gradient;
         returns the update (the variable, or the backend's assignment result)."""
 
-    def assign_add(self, variable: Variable, value: Any) -> Any:
+    def assign_add(self, variable: Variable, value: Scalar) -> Tensor:
         """Adds ``value`` (cast to the variable's dtype, broadcast to its shape) to ``variable`` in place."""
 
-    def assign_sub(self, variable: Variable, value: Any) -> Any:
+    def assign_sub(self, variable: Variable, value: Scalar) -> Tensor:
         """Subtracts ``value`` (cast to the variable's dtype, broadcast to its shape) from ``variable`` in place."""
 
-    def scatter_update(self, variable: Variable, indices: Tensor, updates: Tensor) -> Any:
+    def scatter_update(self, variable: Variable, indices: Tensor, updates: Tensor) -> Tensor:
         """``variable[indices] = updates`` along axis 0 (rows), ``updates`` cast to the variable's dtype."""
 
-    def scatter_add(self, variable: Variable, indices: Tensor, updates: Tensor) -> Any:
+    def scatter_add(self, variable: Variable, indices: Tensor, updates: Tensor) -> Tensor:
         """``variable[indices] += updates`` along axis 0 (rows), ``updates`` cast to the variable's dtype;
         repeated indices add up."""
 
@@ -226,15 +273,15 @@ class Ops(Protocol):
         """``d loss / d variable`` for each variable, zeros where ``loss`` does not depend on it."""
 
     # ----- random: sampling from a component's own generator ----------------------------------------------------
-    def random_uniform(self, generator: Generator, shape: Sequence[Any], low: float = 0.0,
+    def random_uniform(self, generator: Generator, shape: Sequence[Size], low: float = 0.0,
                        high: float = 1.0) -> Tensor:
         """Float32 samples of ``shape``, uniform in ``[low, high)``."""
 
-    def random_normal(self, generator: Generator, shape: Sequence[Any], mean: float = 0.0,
+    def random_normal(self, generator: Generator, shape: Sequence[Size], mean: float = 0.0,
                       stddev: float = 1.0) -> Tensor:
         """Float32 samples of ``shape`` from ``Normal(mean, stddev)``."""
 
-    def random_integers(self, generator: Generator, shape: Sequence[Any], low: int, high: Any) -> Tensor:
+    def random_integers(self, generator: Generator, shape: Sequence[Size], low: int, high: Size) -> Tensor:
         """Int64 samples of ``shape``, uniform in ``[low, high)``; ``high`` may be a scalar tensor."""
 
     def random_categorical(self, generator: Generator, logits: Tensor) -> Tensor:
@@ -254,7 +301,7 @@ class Ops(Protocol):
                    padding: str = "valid") -> Tensor:
         """Max over ``pool_size`` windows of NHWC ``x``; ``"same"`` pads as TensorFlow (padding never wins)."""
 
-    def scan(self, fn: Callable[[Any, Tensor], Any], elems: Tensor, initializer: Any) -> Any:
+    def scan(self, fn: Callable[[Carry, Tensor], Carry], elems: Tensor, initializer: Carry) -> Carry:
         """``carry = fn(carry, elems[t])`` for each ``t`` along axis 0 from ``initializer``; returns every step's
         carry stacked on a new axis 0 (nested like ``initializer``), as ``tf.scan``."""
 

@@ -95,11 +95,11 @@ class Optimizer(Component):
         self.variables_to_optimize = found
         self.variable_list = list(found.values())
         self.gradient_sources = [sources[key] for key in found]
-        copies = [(replica, variable) for group, variable in zip(self.gradient_sources, self.variable_list)
-                  if group[0] is not variable for replica in group]  # (replica, the variable it copies)
-        self.replicated = bool(copies)
-        self.replica_variables = [replica for replica, _ in copies]
-        self.replica_values = [variable for _, variable in copies]
+        pairs = [(replica, variable) for group, variable in zip(self.gradient_sources, self.variable_list)
+                 if group[0] is not variable for replica in group]  # (replica, the variable it copies)
+        self.replicated = bool(pairs)
+        self.replica_variables = [replica for replica, _ in pairs]
+        self.replica_values = [variable for _, variable in pairs]
         self.steps = self.create_variable("steps", (), dtype="int64", trainable=False)
         self.create_slots()
 
