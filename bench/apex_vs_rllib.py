@@ -7,7 +7,7 @@ Contenders, one after the other in one local Ray session (``ensure_ray(num_cpus=
 sampling workers of E envs (``--workers``, ``--envs-per-worker``), CartPole-v1, a 4-256-256 relu torch MLP, batch
 64, n-step 3, discount 0.99:
 
-- ``apex``: rlworkbench's Ape-X (:class:`~rlworkbench.execution.ray.apex.ApeX`): the shipped
+- ``apex``: rlworkbench's Ape-X (the ``apex`` plan (:mod:`rlworkbench.execution.ray.plans.apex`)): the shipped
   ``dqn_dueling_per_cartpole`` agent (dueling heads of 128, double Q, Huber loss, prioritized replay 100k, alpha
   0.6, beta 0.4, Adam 1e-3 clipped at norm 10, target copy every 100 updates, one update per 4 env steps from 1,000
   on) as the learner in this process; W sampler actors (``sampler_cpus`` 1) that prioritise their own n-step
@@ -142,11 +142,12 @@ def last_mean(returns: Any) -> float:
 class ApexRun:
     def __init__(self, workers: int, envs: int, seed: int):
         from rlworkbench.agents import Agent
-        from rlworkbench.execution.ray.apex import ApeX
+        from rlworkbench.execution.ray import PlanRun
+        from rlworkbench.execution.ray.plans import APEX
 
         agent = Agent.from_env(ENV_ID, dqn_config(), backend="torch", seed=seed)
-        self.apex = ApeX(agent, ENV_ID, {"workers": workers, "envs_per_worker": envs, "sampler_cpus": RUNNER_CPUS},
-                         seed=seed)
+        self.apex = PlanRun(APEX, agent, ENV_ID, {"workers": workers, "envs_per_worker": envs,
+                                                  "sampler_cpus": RUNNER_CPUS}, seed=seed)
         self.settings = self.apex.settings
 
     def advance(self) -> None:

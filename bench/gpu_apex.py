@@ -19,10 +19,11 @@ SETTINGS = {"workers": 2, "envs_per_worker": 4, "shards": 2, "sampler_cpus": 1, 
 
 def run(device: str, timesteps: int) -> dict[str, object]:
     from rlworkbench.agents import Agent
-    from rlworkbench.execution.ray.apex import ApeX
+    from rlworkbench.execution.ray import PlanRun
+    from rlworkbench.execution.ray.plans import APEX
 
     agent = Agent.from_env("CartPole-v1", "dqn_dueling_per_cartpole", backend="torch", seed=0).build(devices=[device])
-    apex = ApeX(agent, "CartPole-v1", SETTINGS, seed=0)
+    apex = PlanRun(APEX, agent, "CartPole-v1", SETTINGS, seed=0)
     try:
         started, updates_before = time.perf_counter(), int(agent.updates)
         apex.train(timesteps)

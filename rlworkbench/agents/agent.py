@@ -117,7 +117,7 @@ class Agent(abc.ABC):
                                backend=backend, seed=seed).build().load(directory)
 
     def build(self, device_map: Mapping[str, str] | None = None, devices: int | Sequence[str] | None = None,
-              ) -> Agent:
+              api_methods: Sequence[str] | None = None) -> Agent:
         """Builds the root component on the backend (all its API methods; spaces from the state and action
         spaces); returns self. ``device_map`` places components by path below the root (glob patterns, as for
         :func:`build`).
@@ -129,10 +129,17 @@ class Agent(abc.ABC):
         (one device when that is absent too). The agent's own components go on the first tower's device unless
         the root has a device or ``device_map`` places it (key ``""``). Weights and checkpoints are the same as on
         one device.
+
+        ``api_methods`` builds only those root API methods (an acting copy: :meth:`acting_api_methods`); the others
+        are absent from ``api``, so such an agent cannot learn by mistake.
         """
         self.towers, device_map = towers.prepare_towers(self, devices, device_map)
-        self.executor = build(self.root, self.root_input_spaces(), backend=self.backend, seed=self.seed,
-                              device_map=device_map)
+        spaces = self.root_input_spaces()
+        if api_methods is not None:
+            wanted = {param for name in api_methods for param in self.root.api_methods[name].params}
+            spaces = {key: space for key, space in spaces.items() if key in wanted}
+        self.executor = build(self.root, spaces, backend=self.backend, seed=self.seed, device_map=device_map,
+                              api_methods=api_methods)
         self.api = self.executor.api
         self.sync_towers()
         self.after_build()
@@ -169,6 +176,11 @@ class Agent(abc.ABC):
     @abc.abstractmethod
     def root_input_spaces(self) -> dict[str, Any]:
         """Spaces of the root's API parameters; :data:`PREPROCESSED` for preprocessed states."""
+
+    def acting_api_methods(self) -> list[str]:
+        """The root API methods an acting copy needs (a sampler's): preprocessing and acting; agent types add
+        their own (DQN: priorities; IMPALA: its behaviour log-probs)."""
+        return [name for name in self.root.api_methods if name.startswith(("preprocess", "act"))]
 
     def after_build(self) -> None:  # noqa: B027 (an optional hook, empty by default)
         """Runs once the executor exists (e.g. to copy the online weights into a target network)."""

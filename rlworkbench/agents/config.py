@@ -394,6 +394,8 @@ RAY_SETTINGS: dict[str, Any] = {
     "replay_capacity": {"type": ["integer", "null"], "minimum": 1},
     "sampler_cpus": {"type": "number", "minimum": 0, "maximum": 1024},
     "num_cpus": {"type": ["integer", "null"], "minimum": 1}, "address": {"type": ["string", "null"], "minLength": 1},
+    "plan": {"type": ["string", "null"], "minLength": 1}, "passes": POSITIVE_INT,
+    "replay_ratio": {"type": "number", "exclusiveMinimum": 0},
 }
 """Settings of a run on Ray (see :mod:`rlworkbench.execution.ray.settings` for their meaning and defaults)."""
 

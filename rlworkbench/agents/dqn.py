@@ -87,8 +87,12 @@ class DQNAgent(Agent):
                 "rewards": FloatBox(**batch), "terminals": BoolBox(**batch), "importance_weights": FloatBox(**batch),
                 "time_step": IntBox(), "tau": FloatBox()}
 
+    def acting_api_methods(self) -> list[str]:
+        return [*super().acting_api_methods(), "get_priorities"]
+
     def after_build(self) -> None:
-        self.api.sync_target(np.float32(1.0))  # the target starts as a copy of the policy
+        if hasattr(self.api, "sync_target"):  # an acting copy has no target to sync
+            self.api.sync_target(np.float32(1.0))  # the target starts as a copy of the policy
 
     # ----- acting and observing ------------------------------------------------------------------------------
     def _act(self, states: Any, explore: bool) -> tuple[Any, Any]:

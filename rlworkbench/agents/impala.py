@@ -109,6 +109,9 @@ class ImpalaAgent(PolicyActing, Agent):
         self.updates += 1
         return metrics
 
+    def acting_api_methods(self) -> list[str]:
+        return [*super().acting_api_methods(), "evaluate"]
+
     def behaviour_log_probs(self, batch: Mapping[str, Any]) -> np.ndarray:
         """``(num_envs, length)`` log-probs of a fragment's ``actions`` in its raw ``states`` under the current
         weights — what a sampler sends with the fragment it acted with them."""

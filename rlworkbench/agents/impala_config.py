@@ -3,7 +3,9 @@
 Sections: ``discount``; ``preprocessing`` (stateless preprocessor specs); ``policy`` (as PPO's: ``network``,
 ``distribution``, ``shared_value_function`` with ``value_units``, else a separate ``value_network``); ``loss``
 (``value_weight``, ``entropy_weight`` and v-trace's clipping thresholds ``clip_rho_threshold``,
-``clip_pg_rho_threshold``, ``clip_c_threshold``, ``null`` for no clipping); ``optimizer`` (an optimizer spec);
+``clip_pg_rho_threshold``, ``clip_c_threshold``, ``null`` for no clipping; ``clip_ratio``: PPO's clipped
+surrogate on v-trace advantages — APPO — instead of the plain policy gradient, ``null`` for IMPALA's);
+``optimizer`` (an optimizer spec);
 ``update`` (``rollout_length``: the length of the sequences one update learns from — a sampler's fragment).
 """
 
@@ -20,7 +22,7 @@ DEFAULTS: dict[str, Any] = {
     "preprocessing": [],
     "policy": POLICY_DEFAULTS,
     "loss": {"value_weight": 0.5, "entropy_weight": 0.01, "clip_rho_threshold": 1.0, "clip_pg_rho_threshold": 1.0,
-             "clip_c_threshold": 1.0},
+             "clip_c_threshold": 1.0, "clip_ratio": None},
     "optimizer": {"type": "adam", "learning_rate": 5e-4, "clip_grad_norm": 40.0},
     "update": {"rollout_length": 50},
 }
@@ -38,6 +40,7 @@ SCHEMA: dict[str, Any] = with_execution(section({
         "clip_rho_threshold": _THRESHOLD,
         "clip_pg_rho_threshold": _THRESHOLD,
         "clip_c_threshold": _THRESHOLD,
+        "clip_ratio": _THRESHOLD,
     }),
     "optimizer": OPTIMIZER,
     "update": section({"rollout_length": POSITIVE_INT}),

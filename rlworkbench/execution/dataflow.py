@@ -126,6 +126,6 @@ def bottleneck_of(nodes: tuple[FlowNode, ...], edges: tuple[FlowEdge, ...]) -> t
     if chosen is None:
         outputs = [edge for edge in edges if by_id.get(edge.source, FlowNode("", "queue")).kind == "sampler"
                    and edge.carries in ("Fragment", "Transitions")]
-        if outputs:  # a straggler below its peers' median, or else the slowest: the same edge
-            chosen = min(outputs, key=lambda edge: edge.items_per_s)
+        if outputs:  # the slowest while working: a straggler in a synchronous plan waits for none
+            chosen = min(outputs, key=lambda edge: edge.items_per_s / max(by_id[edge.source].busy or 1.0, 1e-3))
     return tuple(replace(edge, bottleneck=edge is chosen) for edge in edges)

@@ -41,7 +41,7 @@ print(json.dumps({
 
 
 def test_the_builder_core_builds_edits_and_exports_without_widgets():
-    done = subprocess.run([sys.executable, "-c", DRIVE], capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, "-c", DRIVE], capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["first"] == "dqn_cartpole: built on torch"
@@ -64,6 +64,6 @@ try:
 except MissingExtra as error:
     print("rlworkbench[jupyter]" in str(error))
 """
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split() == ["True"]

@@ -77,7 +77,7 @@ def test_a_run_survives_killed_actors_and_counts_what_was_lost(ray_session, tmp_
     wait_until(lambda: run.shards is not None and run.shards["records"].min() > 300)
     apex = run.execution.algorithm
     ray.kill(apex.samplers.actor(1), no_restart=True)
-    ray.kill(apex.shard_manager.actor(0), no_restart=True)
+    ray.kill(apex.replay.actor(0), no_restart=True)
     run.wait(300)
     assert run.state == "finished"
     assert run.workers["restarts"].tolist() == [0, 1] and run.shards["restarts"].tolist() == [1, 0]

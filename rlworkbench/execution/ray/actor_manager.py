@@ -94,16 +94,18 @@ class ActorManager:
         return len(self.slots[index].in_flight) < self.max_in_flight
 
     # ----- requests ---------------------------------------------------------------------------------------------
-    def call(self, index: int, method: str, *args: Any, **kwargs: Any) -> bool:
-        """Sends ``actor.method(*args, **kwargs)``; False (and nothing sent) if the actor has ``max_in_flight``
-        requests under way already."""
+    def call(self, index: int, method: Callable[..., Any], *args: Any, **kwargs: Any) -> bool:
+        """Sends ``actor.method(*args, **kwargs)`` (``method``: the actor class's function, e.g.
+        ``Sampler.sample``); False (and nothing sent) if the actor has ``max_in_flight`` requests under way
+        already."""
         slot = self.slots[index]
         if len(slot.in_flight) >= self.max_in_flight:
             return False
-        slot.in_flight[getattr(slot.actor, method).remote(*args, **kwargs)] = (method, slot.actor)
+        name = method.__name__
+        slot.in_flight[getattr(slot.actor, name).remote(*args, **kwargs)] = (name, slot.actor)
         return True
 
-    def call_all(self, method: str, *args: Any, **kwargs: Any) -> list[int]:
+    def call_all(self, method: Callable[..., Any], *args: Any, **kwargs: Any) -> list[int]:
         """:meth:`call` on every actor that is free; returns their indices."""
         return [index for index in range(len(self.slots)) if self.call(index, method, *args, **kwargs)]
 

@@ -11,12 +11,15 @@ API method. Each fragment goes to the next shard in turn.
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rlworkbench.agents.transitions import EpisodeTracker, NStepAccumulator
+from rlworkbench.execution.ray.flow_types import SampleReport, Transitions
 from rlworkbench.execution.ray.sampler import Sampler
 
 if TYPE_CHECKING:
@@ -96,15 +99,17 @@ class ApexSampler(Sampler):
         """The replay shards to send to (after the learner replaced one)."""
         self.shards = list(shards)
 
-    def sample(self, steps: int) -> dict[str, Any]:
-        """Steps every env ``steps`` times and sends the n-step transitions, prioritised, to the next shard;
-        reports ``records`` (how many) and ``shard`` (where) besides the counts every sampler reports."""
+    def sample(self, steps: int) -> SampleReport:
+        """Steps every env ``steps`` times and sends the n-step transitions, prioritised, to the next shard; the
+        report says how many (``records``), where (``shard``) and their size (``bytes``)."""
+        started = time.perf_counter()
         report = self.run_steps(steps)
         batch = self.recorder.take()
-        report.update(records=0, shard=-1)
-        if batch is not None and self.shards:
-            shard = self._next_shard
-            self._next_shard = (shard + 1) % len(self.shards)
-            self.shards[shard].add.remote(batch, self.agent.priorities(batch))
-            report.update(records=len(batch["rewards"]), shard=shard)
-        return report
+        if batch is None or not self.shards:
+            return report
+        shard = self._next_shard
+        self._next_shard = (shard + 1) % len(self.shards)
+        transitions = Transitions(batch, np.asarray(self.agent.priorities(batch), np.float32))
+        self.shards[shard].add.remote(transitions)
+        return dataclasses.replace(report, records=len(transitions), shard=shard, bytes=transitions.bytes,
+                                   seconds=time.perf_counter() - started)

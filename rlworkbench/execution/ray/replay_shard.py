@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from rlworkbench.execution.ray.flow_types import Transitions
 from rlworkbench.spaces import Dict, FloatBox, IntBox, Space
 
 
@@ -36,10 +37,10 @@ class ReplayShard:
                                            "get_size"])
         self.added = 0
 
-    def add(self, records: Mapping[str, Any], priorities: np.ndarray) -> int:
-        """Appends a batch of records with their priorities (> 0); returns how many records were added so far."""
-        self.executor.api.insert_records_with_priorities(records, np.asarray(priorities, np.float32))
-        self.added += len(priorities)
+    def add(self, transitions: Transitions) -> int:
+        """Appends prioritised transitions (priorities > 0); returns how many records were added so far."""
+        self.executor.api.insert_records_with_priorities(transitions.records, transitions.priorities)
+        self.added += len(transitions)
         return self.added
 
     def sample(self, num_records: int) -> tuple[dict[str, Any], np.ndarray, np.ndarray] | None:

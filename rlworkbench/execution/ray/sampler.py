@@ -4,17 +4,21 @@ The agent crosses the process boundary as its config, backend and NumPy weights 
 steps its envs with the local :class:`~rlworkbench.execution.Worker` (episode accounting, final observations of
 truncated episodes), but the agent it hands the worker only acts and records: transitions are kept for the
 learner, never stored or learnt from here. :meth:`Sampler.sample` returns them as ``(num_envs, steps)`` sequences
-(the batch layout of ``agent.update(batch)`` for on-policy agents) with the episodes that ended meanwhile.
+(the batch layout of ``agent.update(batch)`` for on-policy agents) with the episodes that ended meanwhile, as a
+typed :class:`~.flow_types.Fragment`. The acting copy is built with only the API methods acting needs
+(:meth:`~rlworkbench.agents.Agent.acting_api_methods`): no optimizer, no memory, nothing to update.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rlworkbench import nest
+from rlworkbench.execution.ray.flow_types import EpisodeEnds, Fragment, SampleReport
 
 if TYPE_CHECKING:
     from rlworkbench.agents import Agent
@@ -66,16 +70,20 @@ class Sampler:
         get_backend(backend).limit_threads(1)
         self.index = index
         vector_env = make_vector_env(env, num_envs=num_envs, seed=seed)
-        self.agent = Agent.from_env(vector_env, dict(config), backend=backend, seed=seed).build()
+        agent = Agent.from_env(vector_env, dict(config), backend=backend, seed=seed)
+        self.agent = agent.build(api_methods=agent.acting_api_methods())
         self.recorder = self.make_recorder(self.agent)
         self.worker = Worker(self.recorder, vector_env, seed=seed, progress=False)
+        self._held_names = set(self.agent.get_weights(trainable_only=True))
         self.version = 0
         if weights is not None:
             self.set_weights(weights, version)
 
     def set_weights(self, weights: Mapping[str, np.ndarray], version: int) -> int:
-        """Takes the learner's trainable weights (its acting networks); returns the version now held."""
-        self.agent.set_weights(weights, strict=False)
+        """Takes the learner's trainable weights of the networks it acts with (the rest — a value network PPO's
+        acting does not need — is not built here); returns the version now held."""
+        held = self._held_names
+        self.agent.set_weights({name: value for name, value in weights.items() if name in held}, strict=False)
         self.version = int(version)
         return self.version
 
@@ -87,17 +95,26 @@ class Sampler:
         """The agent the worker steps with: acts with ``agent``, keeps what it observes (sequences here)."""
         return _Recorder(agent)
 
-    def run_steps(self, steps: int) -> dict[str, Any]:
-        """Steps every env ``steps`` times; the report every sample carries: ``index``, ``version`` (of the
-        weights that acted), ``timesteps`` (env steps taken) and ``episodes`` (one list per column of the episodes
-        that ended: ``env_id``, ``return``, ``length``, ``terminated``, ``truncated``)."""
+    def run_steps(self, steps: int) -> SampleReport:
+        """Steps every env ``steps`` times; the report every sample carries (see :class:`SampleReport`)."""
+        started = time.perf_counter()
         episodes = self.worker.run(timesteps=steps * self.worker.num_envs)
-        columns = ("env_id", "return", "length", "terminated", "truncated")
-        return {"index": self.index, "version": self.version, "timesteps": steps * self.worker.num_envs,
-                "episodes": {name: episodes[name].tolist() for name in columns}}
+        ends = EpisodeEnds(*(episodes[name].tolist() for name in ("env_id", "return", "length", "terminated",
+                                                                   "truncated")))
+        return SampleReport(self.index, self.version, steps * self.worker.num_envs, ends,
+                            seconds=time.perf_counter() - started)
 
-    def sample(self, steps: int) -> dict[str, Any]:
-        """:meth:`run_steps` plus ``batch``: the steps as ``(num_envs, steps)`` sequences."""
+    def sample(self, steps: int) -> Fragment:
+        """:meth:`run_steps` with the steps as ``(num_envs, steps)`` sequences."""
         report = self.run_steps(steps)
-        report["batch"] = self.recorder.take()
-        return report
+        return Fragment(report, self.recorder.take())
+
+
+class ImpalaSampler(Sampler):
+    """A :class:`Sampler` whose fragments carry ``behaviour_log_probs``: the agent's log-probs of its actions
+    under the weights that acted (they do not change within a fragment)."""
+
+    def sample(self, steps: int) -> Fragment:
+        fragment = super().sample(steps)
+        fragment.batch["behaviour_log_probs"] = self.agent.behaviour_log_probs(fragment.batch)
+        return fragment

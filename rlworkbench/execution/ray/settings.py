@@ -10,7 +10,11 @@ machinery, so a bad value is a ConfigError naming ``execution/ray/<key>``:
   them) and ``replay_in_flight`` sample requests the learner keeps under way per shard;
 - ``broadcast_every`` updates between weight broadcasts (one ``ray.put``) and ``weight_sync_steps`` env steps of a
   sampler between its pick-ups of the newest weights (Ape-X, IMPALA; synchronous PPO broadcasts every update);
-- ``queue_size`` fragments IMPALA's learner queue holds (samplers wait when it is full);
+- ``plan``: the execution plan by name (``None``: the agent type's default; see
+  :func:`rlworkbench.execution.ray.plans.plans`);
+- ``queue_size`` fragments IMPALA's learner queue holds (samplers wait when it is full); ``passes``: how often
+  APPO's learner learns from each fragment;
+- ``replay_ratio``: replayed transitions per sampled one for the ``apex_ratio`` plan;
 - ``max_updates_owed``: Ape-X samplers wait while the learner is more than this many updates behind the config's
   replay ratio (``update/gradient_steps`` per ``update/update_interval`` env steps) — on a small machine sampling
   outruns learning and a free-running Ape-X learns less from each transition (default 100; ``None``: never, the
@@ -31,13 +35,9 @@ from rlworkbench.errors import ConfigError
 DEFAULTS: dict[str, Any] = {
     "workers": 2, "envs_per_worker": 4, "fragment_length": 50, "shards": 2, "replay_in_flight": 2,
     "broadcast_every": 10, "weight_sync_steps": 400, "queue_size": 4, "max_updates_owed": 100, "max_restarts": 3,
-    "replay_capacity": None, "sampler_cpus": 1.0,
+    "replay_capacity": None, "sampler_cpus": 1.0, "plan": None, "passes": 2, "replay_ratio": 8.0,
     "num_cpus": None, "address": None,
 }
-
-ALGORITHMS = {"dqn": "apex", "impala": "impala", "ppo": "sync_ppo"}
-"""Agent type → the distributed algorithm that trains it on Ray."""
-
 
 def ray_settings(config: Mapping[str, Any], **overrides: Any) -> dict[str, Any]:
     """The run's settings: :data:`DEFAULTS` < the config's ``execution/ray`` < ``overrides`` (checked)."""
@@ -51,12 +51,3 @@ def ray_settings(config: Mapping[str, Any], **overrides: Any) -> dict[str, Any]:
         "type": "object", "additionalProperties": False, "properties": RAY_SETTINGS}}}}}
     validate_config({"execution": {"ray": merged}}, schema)
     return merged
-
-
-def algorithm_for(agent_type: Any) -> str:
-    """The distributed algorithm of ``agent_type``; a ConfigError listing the types that have one otherwise."""
-    if agent_type not in ALGORITHMS:
-        raise ConfigError("this agent type has no distributed algorithm on Ray", key_path="type",
-                          expected=[f"{name} ({algorithm})" for name, algorithm in ALGORITHMS.items()],
-                          got=agent_type)
-    return ALGORITHMS[agent_type]

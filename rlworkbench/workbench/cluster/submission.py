@@ -121,7 +121,8 @@ def entrypoint(submission: Submission) -> str:
 def _job_target(spec: RunSpec, options: dict[str, Any]) -> tuple[str, dict[str, Any], int]:
     """The target inside the job, its options and the number of workers: ``ray`` with its checked settings, or
     with ``workers=0`` a local worker (``multi_gpu`` when ``devices`` are given)."""
-    from rlworkbench.execution.ray.settings import DEFAULTS, algorithm_for, ray_settings
+    from rlworkbench.execution.ray.plans import plan_for
+    from rlworkbench.execution.ray.settings import DEFAULTS, ray_settings
 
     unknown = sorted(key for key in options if key not in DEFAULTS and key != "devices")
     if unknown:
@@ -134,12 +135,12 @@ def _job_target(spec: RunSpec, options: dict[str, Any]) -> tuple[str, dict[str, 
                               argument=", ".join(extra), expected="no Ray settings with workers=0", got=extra)
         devices = options.get("devices")
         return ("local", {}, 0) if devices is None else ("multi_gpu", {"devices": devices}, 0)
-    algorithm_for(spec.config.get("type"))
     ray_options = {key: value for key, value in options.items() if key != "devices"}
     if ray_options.get("address") is not None:
         raise ConfigError("a cluster job joins the cluster it runs in", argument="address",
                           expected="the dashboard's http(s):// address only", got=ray_options["address"])
     settings = ray_settings(spec.config, **ray_options)  # a bad value is a ConfigError here, before the job goes
+    plan_for(spec.config.get("type"), settings["plan"])  # so is an agent type without a plan, or a wrong plan
     return "ray", {**options, "address": "auto"}, int(settings["workers"])
 
 

@@ -1,6 +1,6 @@
-"""The ``"ray"`` target: a distributed algorithm on Ray — Ape-X for DQN, IMPALA for IMPALA, synchronous PPO for
-PPO — driven from a daemon thread of this process, behind the same :class:`~rlworkbench.workbench.run.Run` as a
-local run.
+"""The ``"ray"`` target: an execution plan on Ray (:mod:`rlworkbench.execution.ray.plans`: the agent type's default
+plan, or the one ``plan=`` or the config's ``execution/ray/plan`` names) driven from a daemon thread of this process,
+behind the same :class:`~rlworkbench.workbench.run.Run` as a local run.
 
 ``promote(prototype, to="ray", workers=2, envs_per_worker=4, address=None, devices=None, **ray_settings)``:
 everything that can fail fast is checked in the caller's thread — the agent type has a distributed algorithm
@@ -11,8 +11,9 @@ learner (on replica towers with ``devices``), starts the actors and trains. The 
 itself, trained in place, or an agent made from the config.
 
 The run directory is laid out as for a local run (``config.json``, TensorBoard events, ``episodes.csv``,
-``updates.csv`` with the run's health columns, ``checkpoints/``). An Ape-X learner made from a config gets a memory
-of one batch — replay lives in the shards (``execution/ray/replay_capacity`` keeps their size) and is not saved.
+``updates.csv`` with the run's health columns, ``checkpoints/``, and ``dataflow.json``: the plan's dataflow, rewritten
+about once a second — see :meth:`RayExecution.dataflow`). A learner made from a config is shaped by its plan's
+``learner_config`` (Ape-X's gets a memory of one batch: replay lives in the shards and is not saved).
 :meth:`RayExecution.workers` and
 :meth:`RayExecution.shards` are live tables the Run shows. A run that ends — finished, stopped or failed — kills
 its actors, so their CPUs are free for the next run; the Ray session stays up for it. ``num_envs`` and
@@ -22,7 +23,8 @@ its actors, so their CPUs are free for the next run; the Ray session stays up fo
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+import time
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -37,12 +39,20 @@ from rlworkbench.workbench.targets.base import RUNNING
 from rlworkbench.workbench.targets.local import check_spaces
 from rlworkbench.workbench.targets.threaded import ThreadedExecution, refuse_agent_in_training
 
+if TYPE_CHECKING:
+    from rlworkbench.execution.dataflow import DataflowSnapshot
+    from rlworkbench.execution.ray.plan_run import PlanRun
+    from rlworkbench.execution.ray.plans import Plan
+
+DATAFLOW_EVERY = 1.0  #: seconds between the dataflow.json files a running plan writes
+
 
 class RayExecution(ThreadedExecution):
     """Trains ``spec`` with the distributed algorithm of its agent type; see the module docstring."""
 
     def __init__(self, spec: RunSpec):
-        from rlworkbench.execution.ray.settings import DEFAULTS, algorithm_for, ray_settings
+        from rlworkbench.execution.ray.plans import plan_for
+        from rlworkbench.execution.ray.settings import DEFAULTS, ray_settings
 
         options = dict(spec.options)
         requested_devices = options.pop("devices", None)
@@ -51,14 +61,16 @@ class RayExecution(ThreadedExecution):
             raise ConfigError("unknown settings for the ray target", argument=", ".join(sorted(options)),
                               expected=sorted([*SETTINGS, *DEFAULTS, "devices"]), got=sorted(options))
         refuse_agent_in_training(spec.agent)
-        self.algorithm_name = algorithm_for(spec.config.get("type"))  # an agent's spec holds its config
-        agent = _learner(spec, self.algorithm_name)
+        given = ray_settings(spec.config, **overrides)  # an agent's spec holds its config
+        self.plan = plan_for(spec.config.get("type"), given["plan"])
+        agent = _learner(spec, self.plan)
         self.settings = ray_settings(agent.config, **overrides)
         self.tower_devices = _tower_devices(requested_devices, spec.backend)
         self.spec, self.agent = spec, agent
         run_dir = spec.new_run_dir()
         super().__init__(run_dir, spec.timesteps, Checkpointer(agent, run_dir / "checkpoints", spec.checkpoint_every))
-        self.algorithm: Any = None
+        self.algorithm: PlanRun | None = None
+        self._dataflow_written = 0.0
         self._start("ray")
 
     # ----- the Execution face ----------------------------------------------------------------------------------
@@ -79,6 +91,15 @@ class RayExecution(ThreadedExecution):
     def shards(self) -> pd.DataFrame | None:
         return None if self.algorithm is None else self.algorithm.shards()
 
+    def dataflow_snapshot(self) -> DataflowSnapshot | None:
+        """The plan's dataflow now (None before its actors started)."""
+        return None if self.algorithm is None else self.algorithm.dataflow()
+
+    def dataflow(self, nodes: bool = False) -> pd.DataFrame | None:
+        """One row per edge of the plan's dataflow (``nodes=True``: per actor/operator); None before it started."""
+        snapshot = self.dataflow_snapshot()
+        return None if snapshot is None else snapshot.nodes_frame() if nodes else snapshot.edges_frame()
+
     def stop(self) -> None:
         self._stop_asked.set()
 
@@ -87,7 +108,7 @@ class RayExecution(ThreadedExecution):
 
     # ----- the thread ----------------------------------------------------------------------------------------
     def _main(self) -> None:
-        from rlworkbench.execution.ray import ActorFailed
+        from rlworkbench.execution.ray import ActorFailed, PlanRun
 
         log = None
         try:
@@ -99,8 +120,8 @@ class RayExecution(ThreadedExecution):
             if not self._stop_asked.is_set():
                 self._start_ray()
                 self.set_phase(f"starting {self.settings['workers']} samplers")
-                self.algorithm = _algorithm_class(self.algorithm_name)(self.agent, self.spec.env, self.settings,
-                                                                       seed=self.spec.seed, log=log)
+                self.algorithm = PlanRun(self.plan, self.agent, self.spec.env, self.settings, seed=self.spec.seed,
+                                         log=log)
                 if self.spec.context.resume_from is not None:
                     self.algorithm.restore_progress(read_progress(self.spec.context.resume_from))
                     self.checkpointer.resume_at(self.algorithm.timesteps)
@@ -118,6 +139,8 @@ class RayExecution(ThreadedExecution):
                 with contextlib.suppress(Exception):
                     write_tables(self.algorithm, self.logdir)
                 with contextlib.suppress(Exception):
+                    self.algorithm.dataflow().write(self.logdir)
+                with contextlib.suppress(Exception):
                     self.algorithm.close()  # the actors' CPUs are free for the next run
             if log is not None:
                 with contextlib.suppress(Exception):
@@ -134,11 +157,15 @@ class RayExecution(ThreadedExecution):
 
             ensure_ray(self.settings["address"], self.settings["num_cpus"])
 
-    def _after_step(self, algorithm: Any) -> None:
+    def _after_step(self, algorithm: PlanRun) -> None:
         """After every step of the algorithm: the checkpoint schedule, then a paced run's allowance (and the start
         phase ends with the first samples)."""
         if algorithm.timesteps > 0 and self._phase is not None:
             self.set_phase(None)
+        now = time.monotonic()
+        if now - self._dataflow_written >= DATAFLOW_EVERY:  # for the runs panel, which reads the run directory
+            algorithm.dataflow().write(self.logdir)
+            self._dataflow_written = now
         self.checkpointer(algorithm)
         self.pace(algorithm.timesteps)
 
@@ -154,18 +181,9 @@ class RayExecution(ThreadedExecution):
             agent.load(self.spec.context.resume_from)
 
 
-def _algorithm_class(name: str) -> type:
-    from rlworkbench.execution.ray.apex import ApeX
-    from rlworkbench.execution.ray.impala import IMPALA
-    from rlworkbench.execution.ray.sync_ppo import SyncPPO
-
-    return {"apex": ApeX, "impala": IMPALA, "sync_ppo": SyncPPO}[name]
-
-
-def _learner(spec: RunSpec, algorithm: str) -> Any:
-    """The prototype agent (its spaces checked against one copy of the env), or one made from the config — for
-    Ape-X with a memory of one batch: replay lives in the shards (``execution/ray/replay_capacity`` keeps the
-    config's capacity for them)."""
+def _learner(spec: RunSpec, plan: Plan) -> Any:
+    """The prototype agent (its spaces checked against one copy of the env), or one made from the config as the
+    plan shapes it (``plan.learner_config``)."""
     from rlworkbench.agents import Agent
     from rlworkbench.agents.config import load_config
     from rlworkbench.execution.envs import make_vector_env
@@ -174,23 +192,13 @@ def _learner(spec: RunSpec, algorithm: str) -> Any:
     try:
         if spec.agent is None:
             config = load_config(spec.config)
-            if algorithm == "apex":
-                config = _learner_without_replay(Agent.from_env(env, config, backend=spec.backend).config)
+            if plan.learner_config is not None:
+                config = plan.learner_config(Agent.from_env(env, config, backend=spec.backend).config)
             return Agent.from_env(env, config, backend=spec.backend, seed=spec.seed)
         check_spaces(spec.agent, env)
         return spec.agent
     finally:
         env.close()
-
-
-def _learner_without_replay(config: dict[str, Any]) -> dict[str, Any]:
-    """An Ape-X learner's config: the memory one batch long, the shards' capacity kept in ``execution/ray``."""
-    memory = dict(config["memory"])
-    execution = dict(config.get("execution") or {})
-    ray_section = dict(execution.get("ray") or {})
-    ray_section.setdefault("replay_capacity", int(memory["capacity"]))
-    memory["capacity"] = int(config["update"]["batch_size"])
-    return {**config, "memory": memory, "execution": {**execution, "ray": ray_section}}
 
 
 def _tower_devices(requested: Any, backend: str) -> list[str] | None:

@@ -39,12 +39,12 @@ def collect(manager: ActorManager, count: int, timeout: float = 30.0) -> list:
 def test_requests_are_capped_per_actor_and_come_back(ray_session):
     manager = ActorManager(Holder.remote, 2, max_in_flight=2)
     try:
-        assert manager.call(0, "work", 0.2) and manager.call(0, "work", 0.2)
-        assert not manager.call(0, "work")  # two in flight already
+        assert manager.call(0, Holder.work, 0.2) and manager.call(0, Holder.work, 0.2)
+        assert not manager.call(0, Holder.work)  # two in flight already
         assert manager.in_flight(0) == 2 and manager.free(1)
-        assert manager.call_all("work") == [1]
+        assert manager.call_all(Holder.work) == [1]
         results = collect(manager, 3)
-        assert sorted(r.index for r in results) == [0, 0, 1] and all(r.ok for r in results)
+        assert sorted(r.index for r in results) == [0, 0, 1] and all(r.ok for r in results), [r.error for r in results]
         assert manager.in_flight() == 0
     finally:
         manager.close()
@@ -62,8 +62,8 @@ def test_a_killed_actor_is_replaced_and_gets_the_current_state(ray_session):
     try:
         for index in range(2):
             manager.actor(index).set_value.remote(state["value"])
-        manager.call(0, "work", 5.0)
-        manager.call(1, "work", 0.0)
+        manager.call(0, Holder.work, 5.0)
+        manager.call(1, Holder.work, 0.0)
         state["value"] = "weights-v2"
         ray.kill(manager.actor(0), no_restart=True)
         results = collect(manager, 2)
@@ -71,7 +71,7 @@ def test_a_killed_actor_is_replaced_and_gets_the_current_state(ray_session):
         assert died and isinstance(died[0].error, ray.exceptions.RayActorError)
         assert [r.value for r in results if r.index == 1] == [(1, "weights-v1")]
         assert manager.restarts == [1, 0] and handed == [0]
-        manager.call(0, "work")
+        manager.call(0, Holder.work)
         (result,) = collect(manager, 1)
         assert result.value == (0, "weights-v2")  # the new actor got the state before its first request
     finally:
@@ -81,7 +81,7 @@ def test_a_killed_actor_is_replaced_and_gets_the_current_state(ray_session):
 def test_task_errors_are_kept_and_restart_only_when_asked(ray_session):
     keeping = ActorManager(Holder.remote, 1)
     try:
-        keeping.call(0, "fail", "env exploded")
+        keeping.call(0, Holder.fail, "env exploded")
         (result,) = collect(keeping, 1)
         assert isinstance(result.error, ValueError) and "env exploded" in str(result.error)
         assert keeping.restarts == [0] and keeping.errors == [result]
@@ -89,10 +89,10 @@ def test_task_errors_are_kept_and_restart_only_when_asked(ray_session):
         keeping.close()
     restarting = ActorManager(Holder.remote, 1, restart_on_error=True, max_restarts=1)
     try:
-        restarting.call(0, "fail", "first")
+        restarting.call(0, Holder.fail, "first")
         collect(restarting, 1)
         assert restarting.restarts == [1]
-        restarting.call(0, "fail", "second")
+        restarting.call(0, Holder.fail, "second")
         with pytest.raises(ActorFailed, match="actor 0 failed after 1 restarts: ValueError") as caught:
             collect(restarting, 1)
         assert isinstance(caught.value.cause, ValueError) and "second" in str(caught.value.cause)

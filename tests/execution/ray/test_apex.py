@@ -10,8 +10,9 @@ import ray
 
 from rlworkbench.agents import Agent
 from rlworkbench.errors import ConfigError
-from rlworkbench.execution.ray.apex import ApeX, apex_epsilon
+from rlworkbench.execution.ray import PlanRun
 from rlworkbench.execution.ray.apex_sampler import ApexSampler
+from rlworkbench.execution.ray.plans.apex import APEX, apex_epsilon
 from rlworkbench.execution.ray.replay_shard import ReplayShard
 from rlworkbench.spaces import BoolBox, Dict, FloatBox, IntBox
 
@@ -24,9 +25,9 @@ SETTINGS = {"workers": 2, "envs_per_worker": 2, "fragment_length": 25, "shards":
             "weight_sync_steps": 100, "sampler_cpus": 0}
 
 
-def make_apex(backend: str = "torch", **settings) -> ApeX:
+def make_apex(backend: str = "torch", **settings) -> PlanRun:
     agent = Agent.from_env("CartPole-v1", CONFIG, backend=backend, seed=0)
-    return ApeX(agent, "CartPole-v1", {**SETTINGS, **settings}, seed=0)
+    return PlanRun(APEX, agent, "CartPole-v1", {**SETTINGS, **settings}, seed=0)
 
 
 def test_the_papers_epsilons_per_sampler_and_samplers_store_nothing():
@@ -49,8 +50,9 @@ def test_a_sampler_sends_n_step_transitions_with_its_own_priorities(ray_session,
         sampler = ApexSampler(0, config, "CartPole-v1", 2, backend, seed=3,
                               weights=agent.get_weights(trainable_only=True), shards=[shard])
         report = sampler.sample(40)
-        assert report["timesteps"] == 80 and report["shard"] == 0 and 0 < report["records"] <= 80
-        assert ray.get(shard.size.remote()) == report["records"]
+        assert report.timesteps == 80 and report.shard == 0 and 0 < report.records <= 80
+        assert report.bytes > report.records * 4 * 4 * 2  # states and next states of 4 floats, and more
+        assert ray.get(shard.size.remote()) == report.records
         batch, _, weights = ray.get(shard.sample.remote(300))
         n_step_sums = {1.0, 1.9, 2.71}  # 1, 1 + 0.9, 1 + 0.9 + 0.81: n = 3 or shorter at a terminal
         assert {round(float(r), 4) for r in batch["rewards"]} <= n_step_sums
@@ -101,7 +103,7 @@ def test_apex_learns_at_the_configs_replay_ratio_and_broadcasts(ray_session):
         assert apex.book.num_episodes == workers["episodes"].sum()
         shards = apex.shards()
         assert shards["capacity"].tolist() == [2000, 2000] and (shards["records"] > 0).all()
-        held = sum(ray.get([apex.shard_manager.actor(i).size.remote() for i in range(2)]))
+        held = sum(ray.get([apex.replay.manager.actor(i).size.remote() for i in range(2)]))
         # fragments under way: 2 envs x (25 steps + up to 2 pending n-step transitions completed in them)
         reported, unreported = shards["records"].sum(), apex.samplers.in_flight() * 2 * (25 + 2)
         assert reported <= held <= reported + unreported  # the shards hold what the samplers reported (and sent)
@@ -112,8 +114,8 @@ def test_apex_learns_at_the_configs_replay_ratio_and_broadcasts(ray_session):
 
 def test_apex_trains_dqn_agents_only(ray_session):
     ppo = Agent.from_env("CartPole-v1", {"type": "ppo"}, backend="torch")
-    with pytest.raises(ConfigError, match="Ape-X trains a DQN agent"):
-        ApeX(ppo, "CartPole-v1")
+    with pytest.raises(ConfigError, match="the apex plan trains a dqn agent"):
+        PlanRun(APEX, ppo, "CartPole-v1")
     with pytest.raises(ConfigError) as bad:
         make_apex(shards=0)
     assert bad.value.key_path == "execution/ray/shards"
@@ -126,7 +128,7 @@ def test_apex_on_two_workers_solves_cartpole(ray_session):
     evaluation episodes within 100,000 steps (about 15k steps and 25 s here). The samplers' own returns stay
     lower: one of them explores with epsilon 0.4."""
     agent = Agent.from_env("CartPole-v1", "dqn_cartpole", backend="torch", seed=0)
-    apex = ApeX(agent, "CartPole-v1", {"workers": 2, "envs_per_worker": 4, "sampler_cpus": 0}, seed=0)
+    apex = PlanRun(APEX, agent, "CartPole-v1", {"workers": 2, "envs_per_worker": 4, "sampler_cpus": 0}, seed=0)
     try:
         score = 0.0
         while apex.timesteps < 100_000 and score < 475:

@@ -8,7 +8,8 @@ import pytest
 
 from rlworkbench.agents import Agent, builtin_config
 from rlworkbench.errors import ConfigError
-from rlworkbench.execution.ray.impala import IMPALA, ImpalaSampler
+from rlworkbench.execution.ray import ImpalaSampler, PlanRun
+from rlworkbench.execution.ray.plans.impala import IMPALA
 
 CONFIG = {"type": "impala", "policy": {"network": [{"type": "dense", "units": 16, "activation": "tanh"}],
                                         "value_network": [{"type": "dense", "units": 16, "activation": "tanh"}]},
@@ -22,9 +23,10 @@ def test_fragments_carry_the_behaviour_log_probs_of_the_weights_that_acted(backe
     learner = Agent.from_env("CartPole-v1", CONFIG, backend=backend, seed=0).build()
     sampler = ImpalaSampler(0, CONFIG, "CartPole-v1", 3, backend, seed=1,
                             weights=learner.get_weights(trainable_only=True), version=7)
-    report = sampler.sample(10)
-    batch = report["batch"]
-    assert report["version"] == 7 and batch["rewards"].shape == (3, 10)
+    fragment = sampler.sample(10)
+    batch = fragment.batch
+    assert fragment.report.version == 7 and batch["rewards"].shape == (3, 10)
+    assert not hasattr(sampler.agent.api, "update_sequences")  # an acting-only graph
     np.testing.assert_allclose(batch["behaviour_log_probs"], learner.behaviour_log_probs(batch), rtol=1e-5,
                                atol=1e-6)
 
@@ -32,7 +34,7 @@ def test_fragments_carry_the_behaviour_log_probs_of_the_weights_that_acted(backe
 @pytest.mark.parametrize("backend", ["torch", "tf"])
 def test_impala_learns_one_fragment_per_update_from_a_bounded_queue(ray_session, backend):
     agent = Agent.from_env("CartPole-v1", CONFIG, backend=backend, seed=0)
-    impala = IMPALA(agent, "CartPole-v1", SETTINGS, seed=0)
+    impala = PlanRun(IMPALA, agent, "CartPole-v1", SETTINGS, seed=0)
     try:
         impala.train(2000)
         updates = impala.updates
@@ -40,7 +42,8 @@ def test_impala_learns_one_fragment_per_update_from_a_bounded_queue(ray_session,
         assert (updates["rollout_steps"] == 20.0).all()  # one fragment: 2 envs x 10 steps
         assert updates["queue"].max() < 2 and np.isfinite(updates["loss"]).all()
         consumed = 20 * impala.agent.updates
-        assert consumed + 20 * (len(impala.queue) + impala.samplers.in_flight()) >= impala.timesteps >= consumed
+        queued = impala.dataflow().node("queue").depth
+        assert consumed + 20 * (queued + impala.samplers.in_flight()) >= impala.timesteps >= consumed
         assert impala.version % 3 == 0 and impala.version > 0
         workers = impala.workers()
         # a sampler's first fragment was asked for when it was made, and a slow start can run it many updates later
@@ -55,8 +58,8 @@ def test_impala_learns_one_fragment_per_update_from_a_bounded_queue(ray_session,
 
 
 def test_impala_trains_impala_agents_only(ray_session):
-    with pytest.raises(ConfigError, match="IMPALA on Ray trains an IMPALA agent"):
-        IMPALA(Agent.from_env("CartPole-v1", {"type": "ppo"}), "CartPole-v1")
+    with pytest.raises(ConfigError, match="the impala plan trains a impala agent"):
+        PlanRun(IMPALA, Agent.from_env("CartPole-v1", {"type": "ppo"}), "CartPole-v1")
 
 
 @pytest.mark.slow
@@ -64,7 +67,7 @@ def test_impala_trains_impala_agents_only(ray_session):
 def test_impala_on_two_workers_solves_cartpole(ray_session):
     """The shipped config (2 workers x 4 envs): a last-20 mean of 475 (about 50k steps, 15 s here)."""
     agent = Agent.from_env("CartPole-v1", "impala_cartpole", backend="torch", seed=0)
-    impala = IMPALA(agent, "CartPole-v1", {"sampler_cpus": 0}, seed=0)
+    impala = PlanRun(IMPALA, agent, "CartPole-v1", {"sampler_cpus": 0}, seed=0)
     try:
         recent = 0.0
         while impala.timesteps < 300_000 and recent < 475:

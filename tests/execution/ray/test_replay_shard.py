@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import ray
 
-from rlworkbench.execution.ray.replay_shard import ReplayShard
+from rlworkbench.execution.ray import ReplayShard, Transitions
 from rlworkbench.spaces import BoolBox, Dict, FloatBox, IntBox
 
 RECORDS = Dict(states=FloatBox(shape=(4,)), actions=IntBox(2), rewards=FloatBox(), terminals=BoolBox(),
@@ -25,7 +25,8 @@ def transitions(ids: list[int]) -> dict[str, np.ndarray]:
 def test_a_shard_actor_samples_by_the_priorities_it_was_given(ray_session, backend):
     shard = ray.remote(num_cpus=0)(ReplayShard).remote(RECORDS, 16, alpha=1.0, beta=0.4, backend=backend, seed=0)
     try:
-        assert ray.get(shard.add.remote(transitions([0, 1, 2, 3]), np.asarray([1.0, 1.0, 1.0, 97.0]))) == 4
+        assert ray.get(shard.add.remote(Transitions(transitions([0, 1, 2, 3]),
+                                                       np.asarray([1.0, 1.0, 1.0, 97.0], np.float32)))) == 4
         assert ray.get(shard.size.remote()) == 4
         records, indices, weights = ray.get(shard.sample.remote(500))
         np.testing.assert_array_equal(records["rewards"], indices.astype(np.float32))  # each slot its record

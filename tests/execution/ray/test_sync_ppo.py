@@ -10,7 +10,8 @@ import ray
 
 from rlworkbench.agents import Agent
 from rlworkbench.errors import ConfigError
-from rlworkbench.execution.ray import SyncPPO
+from rlworkbench.execution.ray import PlanRun
+from rlworkbench.execution.ray.plans.sync_ppo import SYNC_PPO
 
 CONFIG = {"type": "ppo", "policy": {"network": [{"type": "dense", "units": 16, "activation": "tanh"}]},
           "update": {"rollout_length": 16, "num_epochs": 2, "num_minibatches": 2}}
@@ -20,17 +21,18 @@ SETTINGS = {"workers": 2, "envs_per_worker": 2, "sampler_cpus": 0}
 @pytest.fixture
 def run(ray_session):
     agent = Agent.from_env("CartPole-v1", CONFIG, backend="torch", seed=0).build()
-    ppo = SyncPPO(agent, "CartPole-v1", SETTINGS, seed=0)
+    ppo = PlanRun(SYNC_PPO, agent, "CartPole-v1", SETTINGS, seed=0)
     yield ppo
     ppo.close()
 
 
-def assert_samplers_hold_the_learner_weights(ppo: SyncPPO) -> None:
+def assert_samplers_hold_the_learner_weights(ppo: PlanRun) -> None:
     learner = ppo.agent.get_weights(trainable_only=True)
     for index in range(2):
-        held = ray.get(ppo.samplers.actor(index).weights.remote())
-        assert held.keys() == learner.keys()
-        for name in learner:
+        held = ray.get(ppo.samplers.manager.actor(index).weights.remote())
+        # an acting-only copy: the policy's weights, not the value network's (PPO's acting does not need it)
+        assert held.keys() == {name for name in learner if not name.startswith("value_network/")}
+        for name in held:
             np.testing.assert_array_equal(held[name], learner[name])
 
 
@@ -51,10 +53,10 @@ def test_iterations_gather_every_worker_and_broadcast_the_new_weights(run):
 
 def test_a_killed_sampler_is_replaced_with_the_current_weights(run):
     run.step()
-    ray.kill(run.samplers.actor(1), no_restart=True)
+    ray.kill(run.samplers.manager.actor(1), no_restart=True)
     run.step()
     assert run.restarts == [0, 1]
-    (failed,) = run.samplers.errors
+    (failed,) = run.samplers.manager.errors
     assert failed.index == 1 and isinstance(failed.error, ray.exceptions.RayActorError)
     assert run.updates["rollout_steps"].tolist() == [64.0, 64.0]  # the replaced worker's rollout sampled again
     assert run.workers()["last_error"][1] == "ActorDiedError: The actor died unexpectedly before finishing this task."
@@ -63,11 +65,11 @@ def test_a_killed_sampler_is_replaced_with_the_current_weights(run):
 
 def test_only_ppo_agents_and_sane_worker_counts(ray_session):
     dqn = Agent.from_env("CartPole-v1", "dqn_cartpole", backend="torch")
-    with pytest.raises(ConfigError, match="synchronous PPO on Ray trains a PPO agent"):
-        SyncPPO(dqn, "CartPole-v1")
+    with pytest.raises(ConfigError, match="the sync_ppo plan trains a ppo agent"):
+        PlanRun(SYNC_PPO, dqn, "CartPole-v1")
     ppo = Agent.from_env("CartPole-v1", CONFIG, backend="torch")
     with pytest.raises(ConfigError, match="execution/ray/workers"):
-        SyncPPO(ppo, "CartPole-v1", {"workers": 0})
+        PlanRun(SYNC_PPO, ppo, "CartPole-v1", {"workers": 0})
 
 
 @pytest.mark.slow
@@ -76,7 +78,7 @@ def test_sync_ppo_on_two_workers_solves_cartpole(ray_session):
     """The shipped PPO config on 2 workers x 4 envs: a last-20 mean return of 475 within 100,000 steps (about 35k
     steps and 20 s on this machine)."""
     agent = Agent.from_env("CartPole-v1", "ppo_cartpole", backend="torch", seed=0).build()
-    ppo = SyncPPO(agent, "CartPole-v1", {**SETTINGS, "envs_per_worker": 4}, seed=0)
+    ppo = PlanRun(SYNC_PPO, agent, "CartPole-v1", {**SETTINGS, "envs_per_worker": 4}, seed=0)
     try:
         while ppo.timesteps < 100_000 and not last_20_mean(ppo) >= 475.0:
             ppo.step()

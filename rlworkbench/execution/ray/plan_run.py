@@ -1,40 +1,52 @@
-"""What every distributed algorithm on Ray shares: a learner here, sampler actors there, one metrics book.
+"""The run of an execution plan on Ray: the learner here, the plan's operators over actors there, one metrics book.
 
-A :class:`RayAlgorithm` holds the learner (the agent itself, in this process — on replica towers when it was built
-with ``devices``), ``workers`` sampler actors under an :class:`ActorManager` (restarted with a fresh env and the
-current weights when they die or their env raises), the current weights as one object in Ray's store, and a
+A :class:`PlanRun` holds what every plan shares: the learner (the agent itself, in this process — on replica towers
+when it was built with ``devices``), the current weights as one object in Ray's store with their version, a
 :class:`~rlworkbench.execution.metrics.MetricsBook` of every episode the samplers finished and every update the
-learner made — the tables a local run has, so a :class:`~rlworkbench.workbench.run.Run` shows both alike. It also
-keeps a row per worker (env steps/s, episodes, restarts, how many updates its weights are behind the learner, its
-last error) and writes TensorBoard scalars when given an ``EventWriter``.
+learner made (the tables a local run has, so a :class:`~rlworkbench.workbench.run.Run` shows both alike), a row per
+sampler (env steps/s, episodes, restarts, how many updates its weights are behind the learner, its last error), a
+:class:`~.flow_meter.FlowMeter` of what flows where, and TensorBoard scalars when given an ``EventWriter``.
 
-Subclasses say which sampler to start and what one :meth:`step` is (:class:`~.apex.ApeX`, :class:`~.impala.IMPALA`,
-:class:`~.sync_ppo.SyncPPO`).
+What one :meth:`step` does is the plan's (:mod:`.plans`): ``plan.build(run)`` creates the plan's operators
+(:mod:`.ops`) — which start their actors and register with the run — and returns the step function.
 """
 
 from __future__ import annotations
 
-import abc
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from rlworkbench.errors import ConfigError
+from rlworkbench.execution.dataflow import DataflowSnapshot
 from rlworkbench.execution.metrics import MetricsBook, MetricsSnapshot
 from rlworkbench.execution.progress import Progress
-from rlworkbench.execution.ray.actor_manager import ActorManager, CallResult
-from rlworkbench.execution.ray.sampler import Sampler
+from rlworkbench.execution.ray.flow_meter import FlowMeter
+from rlworkbench.execution.ray.flow_types import SampleReport
 from rlworkbench.execution.ray.session import ensure_ray
 from rlworkbench.execution.ray.settings import ray_settings
 
 if TYPE_CHECKING:
     from rlworkbench.agents import Agent
+    from rlworkbench.execution.ray.ops.replay import Replay
+    from rlworkbench.execution.ray.ops.rollouts import Rollouts
+    from rlworkbench.execution.ray.plans.registry import Plan
+    from rlworkbench.execution.tensorboard import EventWriter
+
+EnvSource = Any
+"""A Gymnasium id or a picklable callable making an env (what samplers are given)."""
+
+LEARNER = "learner"  #: the learner's node in the dataflow
+
+
+def sampler_node(index: int) -> str:
+    return f"sampler {index}"
 
 WORKER_COLUMNS = ("worker", "env_steps", "env_steps_per_s", "episodes", "recent_return", "restarts", "weights_behind",
                   "last_error")
@@ -57,23 +69,19 @@ class WorkerStats:
         return float(np.mean(self.returns)) if self.returns else float("nan")
 
 
-class RayAlgorithm(abc.ABC):
-    """A learner ``agent`` and sampler actors on ``env`` (a Gymnasium id or a picklable env factory), laid out by
-    ``settings`` over the config's ``execution/ray`` (see :mod:`.settings`; checked: ConfigError); :meth:`step`
-    advances it, :meth:`train` runs it to a number of env steps."""
+class PlanRun:
+    """``plan`` run with a learner ``agent`` and actors on ``env`` (a Gymnasium id or a picklable env factory),
+    laid out by ``settings`` over the config's ``execution/ray`` (see :mod:`.settings`; checked: ConfigError);
+    :meth:`step` advances it, :meth:`train` runs it to a number of env steps."""
 
-    sampler_class: ClassVar[type[Sampler]] = Sampler
-    max_in_flight_per_sampler: ClassVar[int] = 1
-    trains: ClassVar[tuple[str, str]]  #: (the agent type it trains, the error message for any other)
-
-    def __init__(self, agent: Agent, env: Any, settings: Mapping[str, Any] | None = None, *, seed: int | None = 0,
-                 log: Any = None):
+    def __init__(self, plan: Plan, agent: Agent, env: EnvSource, settings: Mapping[str, Any] | None = None, *,
+                 seed: int | None = 0, log: EventWriter | None = None):
         import ray
 
-        agent_type, refusal = self.trains
-        if getattr(agent, "type_name", None) != agent_type:
-            raise ConfigError(refusal, argument="agent", expected=agent_type,
-                              got=getattr(agent, "type_name", type(agent).__name__))
+        if getattr(agent, "type_name", None) != plan.trains:
+            raise ConfigError(f"the {plan.name} plan trains a {plan.trains} agent", argument="agent",
+                              expected=plan.trains, got=getattr(agent, "type_name", type(agent).__name__))
+        self.plan = plan
         self.settings = ray_settings(agent.config, **(settings or {}))
         resources = ensure_ray(self.settings["address"], self.settings["num_cpus"])
         wanted = self.settings["workers"] * self.settings["sampler_cpus"]
@@ -94,44 +102,26 @@ class RayAlgorithm(abc.ABC):
         self.stats = [WorkerStats(version=self.version) for _ in range(self.settings["workers"])]
         self.started = time.perf_counter()
         self._elapsed_before = 0.0  # wall time of the earlier part of a resumed run
+        self.meter = FlowMeter(plan.name)
+        self.meter.node(LEARNER, "learner")
+        self.samplers: Rollouts | None = None
+        self.replay: Replay | None = None
+        self._closers: list[Callable[[], None]] = []
         try:
-            self._start_actors()
+            self._step = plan.build(self)
         except BaseException:
             self.close()  # whatever started before the failure
             raise
 
-    # ----- actors -----------------------------------------------------------------------------------------------
-    def _start_actors(self) -> None:
-        self.samplers = ActorManager(self._make_sampler, self.settings["workers"],
-                                     max_in_flight=self.max_in_flight_per_sampler,
-                                     max_restarts=self.settings["max_restarts"], restart_on_error=True,
-                                     on_restart=self._sampler_restarted)
+    # ----- operators ------------------------------------------------------------------------------------------
+    def on_close(self, closer: Callable[[], None]) -> None:
+        """Runs ``closer`` when the run closes (operators end their actors so)."""
+        self._closers.append(closer)
 
     def sampler_config(self, index: int) -> dict[str, Any]:
-        """The config sampler ``index`` builds its acting agent from (the learner's, by default)."""
-        return {key: value for key, value in self.agent.config.items() if key != "execution"}
-
-    def sampler_arguments(self, index: int) -> tuple[Any, ...]:
-        """Arguments of the sampler class after the common ones."""
-        return ()
-
-    def _make_sampler(self, index: int) -> Any:
-        import ray
-
-        restarts = self.samplers.restarts[index] + 1 if hasattr(self, "samplers") else 0
-        seed = self.seed + 1000 * (index + 1) + 7919 * restarts  # a restarted sampler gets fresh envs
-        remote = ray.remote(num_cpus=self.settings["sampler_cpus"], max_restarts=0)(self.sampler_class)
-        return remote.remote(index, self.sampler_config(index), self.env, self.envs_per_worker, self.backend, seed,
-                             self._weights, self.version, *self.sampler_arguments(index))
-
-    def _sampler_restarted(self, index: int, actor: Any) -> None:
-        stats = self.stats[index]
-        stats.version, stats.steps_since_sync = self.version, 0  # made with the current weights
-
-    def note_failure(self, result: CallResult) -> None:
-        """Keeps a failed sampler request's error for the worker table (the manager restarted the sampler)."""
-        first_line = (str(result.error).strip().splitlines() or [""])[0]
-        self.stats[result.index].last_error = f"{type(result.error).__name__}: {first_line}"
+        """The config sampler ``index`` builds its acting agent from: the learner's, as the plan adjusts it."""
+        config = {key: value for key, value in self.agent.config.items() if key != "execution"}
+        return self.plan.sampler_config(self, index, config) if self.plan.sampler_config else config
 
     # ----- weights ----------------------------------------------------------------------------------------------
     def broadcast(self) -> None:
@@ -141,16 +131,10 @@ class RayAlgorithm(abc.ABC):
         self.version = int(self.agent.updates)
         self._weights = ray.put(self.agent.get_weights(trainable_only=True))
 
-    def hand_weights(self, index: int) -> None:
-        """Sends sampler ``index`` the newest weights (it takes them before its next request)."""
-        self.samplers.actor(index).set_weights.remote(self._weights, self.version)
-        self.stats[index].version, self.stats[index].steps_since_sync = self.version, 0
-
-    def maybe_hand_weights(self, index: int) -> None:
-        """Hands sampler ``index`` newer weights once it took ``weight_sync_steps`` env steps with its own."""
-        stats = self.stats[index]
-        if stats.steps_since_sync >= self.settings["weight_sync_steps"] and stats.version < self.version:
-            self.hand_weights(index)
+    @property
+    def weights(self) -> Any:
+        """The object ref of the newest broadcast weights (``version`` says whose)."""
+        return self._weights
 
     # ----- accounting -------------------------------------------------------------------------------------------
     @property
@@ -168,19 +152,17 @@ class RayAlgorithm(abc.ABC):
         self.book.restore(progress.episodes, progress.updates)
         self._elapsed_before = float(progress.wall_time)
 
-    def record_sample(self, report: Mapping[str, Any]) -> None:
+    def record_sample(self, report: SampleReport) -> None:
         """Counts a sampler's report: its env steps and the episodes that ended (global env ids)."""
-        index, steps = report["index"], int(report["timesteps"])
-        stats = self.stats[index]
-        stats.timesteps += steps
-        stats.steps_since_sync += steps
-        stats.behind = int(self.agent.updates) - int(report["version"])
-        self.timesteps += steps
+        stats = self.stats[report.index]
+        stats.timesteps += report.timesteps
+        stats.steps_since_sync += report.timesteps
+        stats.behind = int(self.agent.updates) - report.version
+        self.timesteps += report.timesteps
         self.agent.timesteps = self.first_timestep + self.timesteps  # checkpoints say how far the agent went
-        episodes = report["episodes"]
-        for env_id, value, length, terminated, truncated in zip(*(episodes[key] for key in (
-                "env_id", "return", "length", "terminated", "truncated"))):
-            self.book.add_episode(index * self.envs_per_worker + env_id, value, length, self.timesteps,
+        self.meter.work(sampler_node(report.index), report.seconds, report.timesteps)
+        for env_id, value, length, terminated, truncated in report.episodes.rows():
+            self.book.add_episode(report.index * self.envs_per_worker + env_id, value, length, self.timesteps,
                                   self.elapsed, terminated, truncated)
             stats.episodes += 1
             stats.returns.append(float(value))
@@ -191,7 +173,7 @@ class RayAlgorithm(abc.ABC):
     def record_update(self, metrics: Mapping[str, Any]) -> dict[str, Any]:
         """Adds an update's metrics and the run's health (restarts, weight staleness, …) to the updates table."""
         health = {"weights_behind": sum(s.behind for s in self.stats) / len(self.stats),
-                  "sampler_restarts": float(sum(self.samplers.restarts)), **self.health()}
+                  "sampler_restarts": float(sum(self.restarts)), **self.health()}
         row = self.book.add_update(self.timesteps, self.elapsed, {**metrics, **health})
         if self.log is not None:
             self.log.scalars("update", {k: v for k, v in row.items() if k not in ("update", "timesteps_total",
@@ -201,8 +183,8 @@ class RayAlgorithm(abc.ABC):
         return row
 
     def health(self) -> dict[str, float]:
-        """More columns of the updates table (Ape-X: replay size, shard restarts, items lost)."""
-        return {}
+        """More columns of the updates table (plans with replay: replay size, shard restarts, items lost)."""
+        return {} if self.replay is None else self.replay.health()
 
     def workers(self) -> pd.DataFrame:
         """One row per sampler: ``worker, env_steps, env_steps_per_s, episodes, recent_return`` (of its last 20
@@ -210,12 +192,16 @@ class RayAlgorithm(abc.ABC):
         seconds = max(self.elapsed, 1e-9)
         rows = [(index, s.timesteps, s.timesteps / seconds, s.episodes, s.recent_return, restarts, s.behind,
                  s.last_error)
-                for index, (s, restarts) in enumerate(zip(self.stats, self.samplers.restarts))]
+                for index, (s, restarts) in enumerate(zip(self.stats, self.restarts))]
         return pd.DataFrame(rows, columns=list(WORKER_COLUMNS))
 
     def shards(self) -> pd.DataFrame | None:
-        """One row per replay shard (algorithms that have them)."""
-        return None
+        """One row per replay shard (plans with replay; see :meth:`.ops.replay.Replay.table`)."""
+        return None if self.replay is None else self.replay.table()
+
+    def dataflow(self) -> DataflowSnapshot:
+        """The plan's dataflow now: actors and operators, what flows between them and how fast, the bottleneck."""
+        return self.meter.snapshot()
 
     def snapshot(self, running: bool) -> MetricsSnapshot:
         seconds = self.elapsed
@@ -236,15 +222,15 @@ class RayAlgorithm(abc.ABC):
     @property
     def restarts(self) -> list[int]:
         """Restarts per sampler."""
-        return self.samplers.restarts
+        return [0] * len(self.stats) if self.samplers is None else self.samplers.manager.restarts
 
     # ----- running ----------------------------------------------------------------------------------------------
-    @abc.abstractmethod
     def step(self) -> None:
-        """Advances the run: sends requests, waits a little for results and handles them."""
+        """Advances the run by one step of its plan: sends requests, waits a little for results, handles them."""
+        self._step()
 
     def train(self, timesteps: int, stop: threading.Event | None = None,
-              callback: Callable[[RayAlgorithm], Any] | None = None) -> RayAlgorithm:
+              callback: Callable[[PlanRun], object] | None = None) -> PlanRun:
         """Steps until ``timesteps`` env steps were sampled in all (or ``stop`` is set); ``callback(self)`` after
         every step."""
         while self.timesteps < timesteps and not (stop is not None and stop.is_set()):
@@ -262,5 +248,6 @@ class RayAlgorithm(abc.ABC):
 
     def close(self) -> None:
         """Ends every actor of the run (the Ray session stays for the next run)."""
-        if hasattr(self, "samplers"):
-            self.samplers.close()
+        for closer in reversed(getattr(self, "_closers", [])):
+            closer()
+        self._closers = []

@@ -1,0 +1,134 @@
+"""Prioritised replay across shard actors: samplers store into them (they send their transitions themselves and
+report where), the learner replays with requests in flight and sends priorities back to the shard that drew.
+
+A shard that dies is replaced (empty) and every sampler is told the new handles; what it held is counted as
+lost. Its row in :meth:`Replay.table` says how full each shard is, as counted from what the samplers sent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from rlworkbench.execution.ray.actor_manager import ActorManager
+from rlworkbench.execution.ray.flow_types import ReplayBatch, SampleReport
+from rlworkbench.execution.ray.plan_run import LEARNER, PlanRun
+from rlworkbench.execution.ray.replay_shard import ReplayShard
+from rlworkbench.spaces import BoolBox, Dict, FloatBox
+
+SHARD_COLUMNS = ("shard", "records", "capacity", "fill", "restarts", "lost")
+
+
+def shard_node(index: int) -> str:
+    return f"shard {index}"
+
+
+class Replay:
+    """``run.settings["shards"]`` shards sharing ``replay_capacity`` records (the memory's capacity by default), with
+    the memory's ``alpha``/``beta``; ``replay_in_flight`` requests per shard; batches of ``update/batch_size``."""
+
+    def __init__(self, run: PlanRun):
+        memory, settings = run.agent.config["memory"], run.settings
+        count = settings["shards"]
+        self.run = run
+        self.capacity = max(int(settings["replay_capacity"] or memory["capacity"]) // count, 1)
+        self.alpha, self.beta = float(memory.get("alpha", 0.6)), float(memory.get("beta", 0.4))
+        self.batch_size = int(run.agent.config["update"]["batch_size"])
+        self.sent = [0] * count  # records sent to each shard since it (re)started, as the samplers reported
+        self.lost = [0] * count  # records held by each shard's replaced predecessors
+        self.errors: list[str] = []
+        self._next = 0
+        for index in range(count):
+            run.meter.node(shard_node(index), "shard")
+        self.manager = ActorManager(self._make, count, max_in_flight=settings["replay_in_flight"],
+                                    max_restarts=settings["max_restarts"], on_restart=self._restarted)
+        run.replay = self
+        run.on_close(self.manager.close)
+
+    def actor(self, index: int) -> Any:
+        """Shard ``index``'s actor handle (the current one, after restarts)."""
+        return self.manager.actor(index)
+
+    def handles(self) -> list[Any]:
+        return [self.manager.actor(index) for index in range(len(self.manager))]
+
+    # ----- store ------------------------------------------------------------------------------------------------
+    def stored(self, report: SampleReport) -> None:
+        """Counts what a sampler reported sending (the transitions went straight to the shard)."""
+        if report.shard >= 0:
+            self.sent[report.shard] += report.records
+
+    # ----- replay -----------------------------------------------------------------------------------------------
+    def request(self, count: int) -> None:
+        """Asks for up to ``count`` batches, one shard after another, from shards holding records."""
+        shards = len(self.manager)
+        for _ in range(shards):
+            if count <= 0:
+                return
+            index = self._next
+            self._next = (index + 1) % shards
+            if self.sent[index] and self.manager.call(index, ReplayShard.sample, self.batch_size):
+                count -= 1
+
+    def in_flight(self) -> int:
+        return self.manager.in_flight()
+
+    def ready(self, timeout: float = 0.0) -> list[ReplayBatch]:
+        """The batches drawn so far (a dead shard's request is noted, not fatal; an empty shard gives none)."""
+        batches = []
+        for result in self.manager.results(timeout=timeout):
+            if not result.ok:
+                self.errors.append(f"shard {result.index}: {type(result.error).__name__}")
+                continue
+            if result.value is None:
+                continue
+            records, indices, weights = result.value
+            drawn = ReplayBatch(result.index, result.actor, records, np.asarray(indices), np.asarray(weights))
+            self.run.meter.flow(shard_node(result.index), LEARNER, "Batch", 1, drawn.bytes)
+            batches.append(drawn)
+        return batches
+
+    def send_priorities(self, drawn: ReplayBatch, priorities: np.ndarray) -> None:
+        """New priorities to the shard that drew ``drawn`` (even if replaced since: then they go nowhere)."""
+        drawn.actor.update_priorities.remote(drawn.indices, priorities)
+        self.run.meter.flow(LEARNER, shard_node(drawn.shard), "Priorities", len(priorities),
+                            int(np.asarray(priorities).nbytes + drawn.indices.nbytes))
+
+    # ----- accounting -------------------------------------------------------------------------------------------
+    def held(self) -> list[int]:
+        return [min(sent, self.capacity) for sent in self.sent]
+
+    def health(self) -> dict[str, float]:
+        """Columns of the updates table: records held, records lost, shard restarts."""
+        return {"replay_records": float(sum(self.held())), "replay_lost": float(sum(self.lost)),
+                "shard_restarts": float(sum(self.manager.restarts))}
+
+    def table(self) -> pd.DataFrame:
+        """One row per shard: ``shard, records, capacity, fill, restarts, lost`` (records held, as counted from
+        what the samplers sent; ``lost``: the records its replaced predecessors held)."""
+        rows = [(index, count, self.capacity, count / self.capacity, restarts, lost)
+                for index, (count, restarts, lost) in enumerate(zip(self.held(), self.manager.restarts, self.lost))]
+        return pd.DataFrame(rows, columns=list(SHARD_COLUMNS))
+
+    # ----- actors -----------------------------------------------------------------------------------------------
+    def _make(self, index: int) -> Any:
+        import ray
+
+        agent = self.run.agent
+        space = agent.preprocessed_space.strip_ranks()
+        records = Dict(states=space, actions=agent.action_space.strip_ranks(), rewards=FloatBox(),
+                       terminals=BoolBox(), next_states=space, add_batch_rank=True)
+        return ray.remote(num_cpus=0, max_restarts=0)(ReplayShard).remote(
+            records, self.capacity, alpha=self.alpha, beta=self.beta, backend=self.run.backend,
+            seed=self.run.seed + 17 * (index + 1))
+
+    def _restarted(self, index: int, actor: Any) -> None:
+        from rlworkbench.execution.ray.apex_sampler import ApexSampler
+
+        self.lost[index] += min(self.sent[index], self.capacity)
+        self.sent[index] = 0
+        self.run.meter.restarted(shard_node(index), self.errors[-1] if self.errors else "")
+        if self.run.samplers is not None:
+            self.run.samplers.each(ApexSampler.set_shards, self.handles())
