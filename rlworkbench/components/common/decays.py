@@ -6,6 +6,7 @@ from typing import Any
 
 from rlworkbench.components.common.time_dependent_parameter import TimeDependentParameter, finite_number
 from rlworkbench.components.registry import register
+from rlworkbench.core.ops import Scalar, Tensor
 from rlworkbench.errors import ConfigError
 
 
@@ -25,11 +26,11 @@ class Decay(TimeDependentParameter):
             raise ConfigError("the decay window is empty", component=self.name, key_path="end_time_step",
                               expected=f"end_time_step > start_time_step ({self.start:g})", got=self.end)
 
-    def value_at(self, t: Any) -> Any:
+    def value_at(self, t: Tensor) -> Tensor:
         fraction = self.ops.clip((t - self.start) / (self.end - self.start), 0.0, 1.0)
         return self.to_value + (self.from_value - self.to_value) * self.remaining(fraction)
 
-    def remaining(self, fraction: Any) -> Any:
+    def remaining(self, fraction: Scalar) -> Scalar:
         raise NotImplementedError
 
 
@@ -38,7 +39,7 @@ class LinearDecay(Decay):
     """``get(time_step)``: ``from_value`` until ``start_time_step``, then a straight line to ``to_value`` at
     ``end_time_step``, then ``to_value``."""
 
-    def remaining(self, fraction: Any) -> Any:
+    def remaining(self, fraction: Scalar) -> Scalar:
         return 1.0 - fraction
 
 
@@ -54,7 +55,7 @@ class PolynomialDecay(Decay):
             raise ConfigError("power must be positive", component=self.name, key_path="power", expected="> 0",
                               got=self.power)
 
-    def remaining(self, fraction: Any) -> Any:
+    def remaining(self, fraction: Scalar) -> Scalar:
         return (1.0 - fraction) ** self.power
 
 
@@ -73,6 +74,6 @@ class ExponentialDecay(Decay):
             raise ConfigError("the half-life must be positive", component=self.name, key_path="half_life",
                               expected="> 0", got=self.half_life)
 
-    def remaining(self, fraction: Any) -> Any:
+    def remaining(self, fraction: Scalar) -> Scalar:
         halved = 0.5 ** (fraction * ((self.end - self.start) / self.half_life))
         return self.ops.where(fraction >= 1.0, self.ops.zeros_like(halved), halved)

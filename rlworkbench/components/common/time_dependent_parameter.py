@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeAlias
 
 from rlworkbench.components.registry import from_spec, register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError
 
 
@@ -22,15 +23,15 @@ class TimeDependentParameter(Component):
 
     @api
     @graph_fn
-    def get(self, time_step: Any) -> Any:
+    def get(self, time_step: Tensor) -> Tensor:
         """The value at ``time_step`` (float32, shaped like ``time_step``)."""
         return self.ops.cast(self.value_at(self.ops.cast(time_step, "float64")), "float32")
 
-    def value_at(self, t: Any) -> Any:
+    def value_at(self, t: Tensor) -> Tensor:
         raise NotImplementedError
 
     @staticmethod
-    def from_spec(spec: float | Mapping[str, Any] | TimeDependentParameter, name: str = "parameter",
+    def from_spec(spec: ParameterSpec, name: str = "parameter",
                   ) -> TimeDependentParameter:
         """A number is a :class:`Constant`; a dict is a spec (``{"type": "linear_decay", "from_value": 1.0,
         ...}``); a time-dependent parameter component passes as it is. ``name`` names a new component."""
@@ -50,7 +51,7 @@ class TimeDependentParameter(Component):
                                    "TimeDependentParameter", got=got)
 
 
-def finite_number(value: Any, argument: str, component: str) -> float:
+def finite_number(value: object, argument: str, component: str) -> float:
     """``value`` as a float; a ConfigError naming ``argument`` unless it is a finite number."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ConfigError("needs a finite number", component=component, key_path=argument, expected="finite number",
@@ -66,5 +67,9 @@ class Constant(TimeDependentParameter):
         super().__init__(**kwargs)
         self.value = finite_number(value, "value", self.name)
 
-    def value_at(self, t: Any) -> Any:
+    def value_at(self, t: Tensor) -> Tensor:
         return self.ops.ones_like(t) * self.value
+
+
+# what a component takes for a parameter that may change over time (see TimeDependentParameter.from_spec)
+ParameterSpec: TypeAlias = float | Mapping[str, object] | TimeDependentParameter

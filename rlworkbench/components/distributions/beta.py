@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rlworkbench.components.distributions.bounds import BoundedValues
 from rlworkbench.components.distributions.distribution import Distribution
 from rlworkbench.components.registry import register
+from rlworkbench.core.ops import Tensor
 
 _EPSILON = 1e-6
 
 
 @register("beta")
-class Beta(BoundedValues, Distribution):
+class Beta(BoundedValues, Distribution[tuple[Tensor, Tensor]]):
     """``low + (high - low) * x`` with ``x ~ Beta(alpha, beta)`` per element: parameters ``(alpha, beta)``, two
     ``FloatBox(shape)`` of positive values → actions ``FloatBox(low, high, shape)`` (bounds from the action space).
 
@@ -25,32 +24,32 @@ class Beta(BoundedValues, Distribution):
 
     default_bounds = (0.0, 1.0)
 
-    def _log_beta_function(self, alpha: Any, beta: Any) -> Any:
+    def _log_beta_function(self, alpha: Tensor, beta: Tensor) -> Tensor:
         return self.ops.lgamma(alpha) + self.ops.lgamma(beta) - self.ops.lgamma(alpha + beta)
 
-    def _draw(self, parameters: Any) -> Any:
+    def _draw(self, parameters: tuple[Tensor, Tensor]) -> Tensor:
         alpha, beta = parameters
         x, y = self.ops.random_gamma(self.rng, alpha), self.ops.random_gamma(self.rng, beta)
         return self.bounds.scale(self.ops, x / (x + y))
 
-    def _mode(self, parameters: Any) -> Any:
+    def _mode(self, parameters: tuple[Tensor, Tensor]) -> Tensor:
         alpha, beta = parameters
         return self.bounds.scale(self.ops, alpha / (alpha + beta))
 
-    def _log_density(self, parameters: Any, values: Any) -> Any:
+    def _log_density(self, parameters: tuple[Tensor, Tensor], values: Tensor) -> Tensor:
         alpha, beta = parameters
         x = self.ops.clip(self.bounds.unscale(self.ops, values), _EPSILON, 1.0 - _EPSILON)
         return (alpha - 1.0) * self.ops.log(x) + (beta - 1.0) * self.ops.log(1.0 - x) \
             - self._log_beta_function(alpha, beta) - self.bounds.log_span(self.ops)
 
-    def _elementwise_entropy(self, parameters: Any) -> Any:
+    def _elementwise_entropy(self, parameters: tuple[Tensor, Tensor]) -> Tensor:
         alpha, beta = parameters
         digamma = self.ops.digamma
         return self._log_beta_function(alpha, beta) - (alpha - 1.0) * digamma(alpha) \
             - (beta - 1.0) * digamma(beta) + (alpha + beta - 2.0) * digamma(alpha + beta) \
             + self.bounds.log_span(self.ops)
 
-    def _elementwise_kl(self, parameters: Any, other_parameters: Any) -> Any:
+    def _elementwise_kl(self, parameters: tuple[Tensor, Tensor], other_parameters: tuple[Tensor, Tensor]) -> Tensor:
         (alpha, beta), (other_alpha, other_beta) = parameters, other_parameters
         digamma = self.ops.digamma
         return self._log_beta_function(other_alpha, other_beta) - self._log_beta_function(alpha, beta) \

@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
+from rlworkbench.core.ops import Ops, Scalar, Tensor
 from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.spaces import FloatBox, Space
 
@@ -15,7 +17,7 @@ class Bounds:
     ``[low, high]`` (clipped, so rounding never leaves the box), :meth:`unscale` maps back and :meth:`clip`
     clips."""
 
-    def __init__(self, low: Any, high: Any, component: str):
+    def __init__(self, low: npt.ArrayLike, high: npt.ArrayLike, component: str):
         self.low, self.high = np.asarray(low, np.float32), np.asarray(high, np.float32)
         finite = np.all(np.isfinite(self.low)) and np.all(np.isfinite(self.high))
         if not finite or np.any(self.low >= self.high):
@@ -25,7 +27,7 @@ class Bounds:
         self._log_span = np.log(self.high.astype(np.float64) - self.low).astype(np.float32)
 
     @staticmethod
-    def of_space(space: Space, component: str | None = None) -> dict[str, Any]:
+    def of_space(space: Space, component: str | None = None) -> dict[str, object]:
         """``{"low": ..., "high": ...}`` of a bounded FloatBox, for a distribution's constructor."""
         if not isinstance(space, FloatBox) or not space.is_bounded:
             raise ConfigError("a bounded distribution needs a FloatBox with finite bounds", component=component,
@@ -45,22 +47,22 @@ class Bounds:
                 raise SpaceError("bounds do not fit the action shape", component=component, argument="parameters",
                                  expected=f"bounds broadcastable to {shape}", got=f"bounds of shape {bound.shape}")
 
-    def _constant(self, ops: Any, value: np.ndarray) -> Any:
+    def _constant(self, ops: Ops, value: np.ndarray) -> Scalar:
         return float(value) if value.ndim == 0 else ops.constant(value)
 
-    def scale(self, ops: Any, unit: Any) -> Any:
+    def scale(self, ops: Ops, unit: Tensor) -> Tensor:
         low, high = self._constant(ops, self.low), self._constant(ops, self.high)
         return self.clip(ops, low + (high - low) * unit)
 
-    def clip(self, ops: Any, value: Any) -> Any:
+    def clip(self, ops: Ops, value: Tensor) -> Tensor:
         low, high = self._constant(ops, self.low), self._constant(ops, self.high)
         return ops.clip(value, low, high) if self.scalar else ops.minimum(ops.maximum(value, low), high)
 
-    def unscale(self, ops: Any, value: Any) -> Any:
+    def unscale(self, ops: Ops, value: Tensor) -> Tensor:
         low, high = self._constant(ops, self.low), self._constant(ops, self.high)
         return (value - low) / (high - low)
 
-    def log_span(self, ops: Any) -> Any:
+    def log_span(self, ops: Ops) -> Tensor:
         """``log(high - low)``, the log-density correction of the scaling."""
         return self._constant(ops, self._log_span)
 
@@ -71,13 +73,13 @@ class BoundedValues:
 
     default_bounds: tuple[float, float] = (0.0, 1.0)
 
-    def __init__(self, low: Any = None, high: Any = None, **kwargs: Any):
+    def __init__(self, low: npt.ArrayLike | None = None, high: npt.ArrayLike | None = None, **kwargs: Any):
         super().__init__(**kwargs)
         default_low, default_high = self.default_bounds
         self.bounds = Bounds(default_low if low is None else low, default_high if high is None else high, self.name)
 
     @classmethod
-    def space_arguments(cls, space: Space) -> dict[str, Any]:
+    def space_arguments(cls, space: Space) -> dict[str, object]:
         return Bounds.of_space(space, cls.__name__)
 
     def value_leaf(self, shape: tuple[int, ...]) -> Space:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.spaces import BoxSpace, FloatBox, Space, Tuple, as_space
@@ -18,7 +18,7 @@ class ParameterSpaces:
     path: str
 
     @classmethod
-    def for_space(cls, space: Space, **kwargs: Any) -> Any:
+    def for_space(cls, space: Space, **kwargs: Any) -> Self:
         """The distribution configured for the action leaf ``space`` (categories, bounds), ``kwargs`` on top."""
         space = as_space(space, "space", component=kwargs.get("name"))
         if not isinstance(space, cls.value_kind):
@@ -27,7 +27,7 @@ class ParameterSpaces:
         return cls(**{**cls.space_arguments(space), **kwargs})
 
     @classmethod
-    def space_arguments(cls, space: Space) -> dict[str, Any]:
+    def space_arguments(cls, space: Space) -> dict[str, object]:
         """Constructor arguments taken from an action leaf (categories, bounds)."""
         return {}
 

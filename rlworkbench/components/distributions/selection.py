@@ -16,7 +16,8 @@ DEFAULTS: dict[type[Space], type[Distribution]] = {IntBox: Categorical, BoolBox:
 
 
 def _distribution_types() -> dict[str, type[Distribution]]:
-    found, queue = {}, [Distribution]
+    found: dict[str, type[Distribution]] = {}
+    queue: list[type[Distribution]] = [Distribution]
     while queue:
         cls = queue.pop()
         queue.extend(cls.__subclasses__())

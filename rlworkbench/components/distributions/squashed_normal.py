@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
 from rlworkbench.components.distributions.bounds import BoundedValues
 from rlworkbench.components.distributions.normal import HALF_LOG_TWO_PI, Normal
 from rlworkbench.components.registry import register
+from rlworkbench.core.ops import Tensor
 
 _NODES, _WEIGHTS = np.polynomial.hermite.hermgauss(64)
 _EPSILON = 1e-6
@@ -30,33 +30,33 @@ class SquashedNormal(BoundedValues, Normal):
 
     default_bounds = (-1.0, 1.0)
 
-    def _squash(self, u: Any) -> Any:
+    def _squash(self, u: Tensor) -> Tensor:
         return self.bounds.scale(self.ops, 0.5 * (self.ops.activation("tanh")(u) + 1.0))
 
-    def _log_abs_det(self, u: Any) -> Any:
+    def _log_abs_det(self, u: Tensor) -> Tensor:
         """``log |d action / d u| = log(1 - tanh(u) ** 2) + log((high - low) / 2)``, stable for large ``|u|``."""
         return self._log_tanh_slope(u) + (self.bounds.log_span(self.ops) - math.log(2.0))
 
-    def _log_tanh_slope(self, u: Any) -> Any:
+    def _log_tanh_slope(self, u: Tensor) -> Tensor:
         u = self.ops.abs(u)
         return 2.0 * (math.log(2.0) - u - self.ops.activation("softplus")(-2.0 * u))
 
-    def _draw(self, parameters: Any) -> Any:
+    def _draw(self, parameters: tuple[Tensor, Tensor]) -> Tensor:
         return self._squash(super()._draw(parameters))
 
-    def _mode(self, parameters: Any) -> Any:
+    def _mode(self, parameters: tuple[Tensor, Tensor]) -> Tensor:
         return self._squash(parameters[0])
 
-    def _draw_with_log_density(self, parameters: Any) -> tuple[Any, Any]:
+    def _draw_with_log_density(self, parameters: tuple[Tensor, Tensor]) -> tuple[Tensor, Tensor]:
         u = super()._draw(parameters)
         return self._squash(u), super()._log_density(parameters, u) - self._log_abs_det(u)
 
-    def _log_density(self, parameters: Any, values: Any) -> Any:
+    def _log_density(self, parameters: tuple[Tensor, Tensor], values: Tensor) -> Tensor:
         unit = self.ops.clip(2.0 * self.bounds.unscale(self.ops, values) - 1.0, -1.0 + _EPSILON, 1.0 - _EPSILON)
         u = self.ops.atanh(unit)
         return super()._log_density(parameters, u) - self._log_abs_det(u)
 
-    def _elementwise_entropy(self, parameters: Any) -> Any:
+    def _elementwise_entropy(self, parameters: tuple[Tensor, Tensor]) -> Tensor:
         mean, log_std = parameters
         nodes = self.ops.constant(_NODES.astype(np.float32))
         u = self.ops.expand_dims(mean, -1) + math.sqrt(2.0) * self.ops.expand_dims(self.ops.exp(log_std), -1) * nodes

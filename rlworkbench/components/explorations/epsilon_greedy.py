@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from rlworkbench.components.common import TimeDependentParameter
+from rlworkbench.components.common.time_dependent_parameter import ParameterSpec
 from rlworkbench.components.distributions.bounds import Bounds
 from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Scalar, Tensor
 from rlworkbench.errors import SpaceError
 from rlworkbench.spaces import BoolBox, FloatBox, IntBox, Space, as_space
 
@@ -31,7 +33,7 @@ class EpsilonGreedy(Component):
     BoolBox, or bounded FloatBox.
     """
 
-    def __init__(self, epsilon: Any = None, action_space: Space | None = None, **kwargs: Any):
+    def __init__(self, epsilon: ParameterSpec | None = None, action_space: Space | None = None, **kwargs: Any):
         self.epsilon = TimeDependentParameter.from_spec(DEFAULT_EPSILON if epsilon is None else epsilon,
                                                         name="epsilon")
         super().__init__(self.epsilon, **kwargs)
@@ -61,12 +63,12 @@ class EpsilonGreedy(Component):
         self.rng = self.create_random_generator()
 
     @api
-    def get_action(self, greedy_actions: Any, time_step: Any) -> Any:
+    def get_action(self, greedy_actions: Tensor, time_step: Scalar) -> Tensor:
         """The greedy actions, each row random with probability ``epsilon(time_step)``."""
         return self._explore(greedy_actions, self.epsilon.get(time_step))
 
     @graph_fn(flatten=True, output_spaces=_action_space)  # declared: the action space's bounds and categories
-    def _explore(self, greedy_actions: Any, epsilon: Any) -> Any:
+    def _explore(self, greedy_actions: Tensor, epsilon: Tensor) -> Tensor:
         flat = greedy_actions if isinstance(greedy_actions, dict) else {"": greedy_actions}
         leading = self.ops.leading_dims(next(iter(flat.values())), self.extra_ranks)
         explore = self.ops.random_uniform(self.rng, leading) < epsilon
@@ -77,7 +79,7 @@ class EpsilonGreedy(Component):
             chosen[key] = self.ops.where(mask, self._random(key, leaf, leading + leaf.shape), greedy)
         return chosen if isinstance(greedy_actions, dict) else chosen[""]
 
-    def _random(self, key: str, leaf: Space, shape: tuple[Any, ...]) -> Any:
+    def _random(self, key: str, leaf: Space, shape: tuple[Any, ...]) -> Tensor:
         if isinstance(leaf, BoolBox):
             return self.ops.random_uniform(self.rng, shape) < 0.5
         if isinstance(leaf, IntBox):

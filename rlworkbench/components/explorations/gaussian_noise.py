@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from rlworkbench.components.common import TimeDependentParameter
+from rlworkbench.components.common.time_dependent_parameter import ParameterSpec
 from rlworkbench.components.distributions.bounds import Bounds
 from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Scalar, Tensor
 from rlworkbench.errors import SpaceError
 from rlworkbench.spaces import FloatBox, Space, as_space
 
@@ -26,7 +28,7 @@ class GaussianNoise(Component):
     ``action_space`` or else from the space of ``actions``.
     """
 
-    def __init__(self, stddev: Any = 0.1, action_space: Space | None = None, **kwargs: Any):
+    def __init__(self, stddev: ParameterSpec = 0.1, action_space: Space | None = None, **kwargs: Any):
         self.stddev = TimeDependentParameter.from_spec(stddev, name="stddev")
         super().__init__(self.stddev, **kwargs)
         self.action_space = None if action_space is None else \
@@ -46,12 +48,12 @@ class GaussianNoise(Component):
         self.rng = self.create_random_generator()
 
     @api
-    def get_action(self, actions: Any, time_step: Any) -> Any:
+    def get_action(self, actions: Tensor, time_step: Scalar) -> Tensor:
         """``actions`` plus Gaussian noise of ``stddev(time_step)``, clipped to the bounds."""
         return self._add_noise(actions, self.stddev.get(time_step))
 
     @graph_fn(pass_key=True, output_spaces=_action_space)  # declared: the action space's bounds
-    def _add_noise(self, key: str, action: Any, stddev: Any) -> Any:
+    def _add_noise(self, key: str, action: Tensor, stddev: Tensor) -> Tensor:
         leaf = self.leaves[key]
         if not isinstance(leaf, FloatBox):
             return action

@@ -6,10 +6,12 @@ import math
 from typing import Any
 
 from rlworkbench.components.common import TimeDependentParameter
+from rlworkbench.components.common.time_dependent_parameter import ParameterSpec
 from rlworkbench.components.distributions.bounds import Bounds
 from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Scalar, Tensor
 from rlworkbench.errors import SpaceError
 from rlworkbench.spaces import FloatBox, Space, as_space
 
@@ -30,7 +32,7 @@ class OrnsteinUhlenbeckNoise(Component):
     parameter spec (a number, a decay spec dict or component).
     """
 
-    def __init__(self, theta: float = 0.15, sigma: Any = 0.2, mu: float = 0.0, dt: float = 1.0,
+    def __init__(self, theta: float = 0.15, sigma: ParameterSpec = 0.2, mu: float = 0.0, dt: float = 1.0,
                  batch_size: int | None = None, action_space: Space | None = None, **kwargs: Any):
         self.sigma = TimeDependentParameter.from_spec(sigma, name="sigma")
         super().__init__(self.sigma, **kwargs)
@@ -52,12 +54,12 @@ class OrnsteinUhlenbeckNoise(Component):
         self.rng = self.create_random_generator()
 
     @api
-    def get_action(self, actions: Any, time_step: Any) -> Any:
+    def get_action(self, actions: Tensor, time_step: Scalar) -> Tensor:
         """Steps the process and returns ``actions`` plus its state, clipped to the bounds."""
         return self._step(actions, self.sigma.get(time_step))
 
     @graph_fn(output_spaces=_action_space)  # declared: the action space's bounds
-    def _step(self, actions: Any, sigma: Any) -> Any:
+    def _step(self, actions: Tensor, sigma: Tensor) -> Tensor:
         noise = self.ops.random_normal(self.rng, tuple(self.state.shape))
         state = self.state + self.theta * self.dt * (self.mu - self.state) + sigma * math.sqrt(self.dt) * noise
         self.ops.assign(self.state, state)

@@ -8,11 +8,12 @@ from rlworkbench import nest
 from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.spaces import Space, Tuple
 
 
-def _shard_spaces(splitter: BatchSplitter, *inputs: Space) -> Any:
+def _shard_spaces(splitter: BatchSplitter, *inputs: Space) -> Space | tuple[Space, ...]:
     shard = inputs[0] if len(inputs) == 1 else Tuple(*inputs)
     return shard if splitter.num_shards == 1 else tuple([shard] * splitter.num_shards)
 
@@ -50,16 +51,16 @@ class BatchSplitter(Component):
 
     @api
     @graph_fn(returns=lambda self: self.num_shards, output_spaces=_shard_spaces)  # the inputs' spaces, bounds kept
-    def split(self, *inputs: Any) -> Any:
+    def split(self, *inputs: Tensor) -> tuple[Tensor, ...] | tuple[tuple[Tensor, ...], ...]:
         shards = [tuple(self._shard(value, axes, shard) for value, axes in zip(inputs, self.axes))
                   for shard in range(self.num_shards)]
         shards = [parts[0] if len(parts) == 1 else parts for parts in shards]
         return shards[0] if self.num_shards == 1 else tuple(shards)
 
-    def _shard(self, value: Any, axes: dict[str, int], shard: int) -> Any:
+    def _shard(self, value: Tensor, axes: dict[str, int], shard: int) -> Tensor:
         return nest.map_with_path(lambda key, leaf: self._cut(leaf, axes[key], shard), value)
 
-    def _cut(self, leaf: Any, axis: int, shard: int) -> Any:
+    def _cut(self, leaf: Tensor, axis: int, shard: int) -> Tensor:
         size = self.ops.dim(leaf, axis) // self.num_shards
         rows = slice(shard * size, (shard + 1) * size)
         return leaf[rows] if axis == 0 else leaf[:, rows]

@@ -7,6 +7,7 @@ from typing import Any
 from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import SpaceError
 from rlworkbench.spaces import Dict, Space, Tuple
 
@@ -36,5 +37,5 @@ class ContainerMerger(Component):
 
     @api
     @graph_fn(output_spaces=_merged_space)  # the inputs' spaces, bounds kept
-    def merge(self, *inputs: Any) -> Any:
+    def merge(self, *inputs: Tensor) -> dict[str, Tensor] | tuple[Tensor, ...]:
         return dict(zip(self.keys, inputs)) if self.keys else tuple(inputs)

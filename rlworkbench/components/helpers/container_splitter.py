@@ -7,6 +7,7 @@ from typing import Any
 from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.spaces import ContainerSpace, Space
 
@@ -50,7 +51,7 @@ class ContainerSplitter(Component):
 
     @api
     @graph_fn(returns=lambda self: len(self.keys), output_spaces=_part_spaces)  # sub-spaces, bounds kept
-    def split(self, inputs: Any) -> Any:
+    def split(self, inputs: Tensor) -> Tensor | tuple[Tensor, ...]:
         parts = []
         for lookup in self.lookups:
             value = inputs

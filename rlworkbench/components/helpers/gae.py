@@ -16,6 +16,7 @@ from rlworkbench.components.losses.common import (
 from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.spaces import Space
 
 
@@ -51,7 +52,8 @@ class GAE(Component):
 
     @api
     @graph_fn(returns=2)
-    def calculate(self, rewards: Any, *, values: Any, terminals: Any, bootstrap_values: Any) -> tuple[Any, Any]:
+    def calculate(self, rewards: Tensor, *, values: Tensor, terminals: Tensor, bootstrap_values: Tensor,
+                  ) -> tuple[Tensor, Tensor]:
         """GAE advantages and value targets (``advantages + values``), with the ranks of ``rewards``."""
         ops = self.ops
         rewards, values = ops.stop_gradient(rewards), ops.stop_gradient(values)

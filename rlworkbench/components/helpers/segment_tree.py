@@ -9,6 +9,7 @@ import numpy as np
 from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Size, Tensor
 from rlworkbench.errors import ConfigError
 from rlworkbench.spaces import FloatBox, IntBox, Space
 
@@ -69,7 +70,7 @@ class SegmentTree(Component):
 
     @api(must_be_complete=False)
     @graph_fn(returns=0, output_spaces=_nothing)
-    def update(self, indices: Any, values: Any) -> None:
+    def update(self, indices: Tensor, values: Tensor) -> None:
         """Sets the leaves at ``indices`` to ``values``; with repeated indices the last value wins."""
         ops = self.ops
         nodes = ops.cast(indices, "int64") + self.capacity
@@ -80,12 +81,12 @@ class SegmentTree(Component):
 
     @api(must_be_complete=False)
     @graph_fn(returns=0, output_spaces=_nothing)
-    def update_distinct(self, indices: Any, values: Any) -> None:
+    def update_distinct(self, indices: Tensor, values: Tensor) -> None:
         """:meth:`update` for ``indices`` known to be distinct (e.g. the slots of one memory write): without the
         search for repeats (two sorts), which is most of a small update's cost."""
         self._set_leaves(self.ops.cast(indices, "int64") + self.capacity, values)
 
-    def _set_leaves(self, nodes: Any, values: Any) -> None:
+    def _set_leaves(self, nodes: Tensor, values: Tensor) -> None:
         """Sets distinct leaf ``nodes`` (node 0 allowed as a scratch target) and updates their ancestors."""
         ops = self.ops
         values = ops.cast(values, self.dtype)
@@ -102,7 +103,7 @@ class SegmentTree(Component):
                 children = ops.gather(ops.reshape(self.tree, (-1, 2)), parents)  # read anew: the level below changed
                 ops.scatter_update(self.tree, parents, ops.reduce_min(children, -1))
 
-    def _last_occurrences(self, nodes: Any) -> Any:
+    def _last_occurrences(self, nodes: Tensor) -> Tensor:
         """Per position, whether no later position has the same node (a stable sort: O(n log n), any n)."""
         ops = self.ops
         order = ops.argsort(nodes)
@@ -112,19 +113,19 @@ class SegmentTree(Component):
 
     @api(must_be_complete=False)
     @graph_fn(output_spaces=_values_space)  # declared: a build must not gather at sampled, out-of-range indices
-    def get(self, indices: Any) -> Any:
+    def get(self, indices: Tensor) -> Tensor:
         """The values of the leaves at ``indices``."""
         return self.ops.cast(self.ops.gather(self.tree, self.ops.cast(indices, "int64") + self.capacity), "float32")
 
     @api(must_be_complete=False)
     @graph_fn
-    def reduce(self) -> Any:
+    def reduce(self) -> Tensor:
         """The sum (or min) over all leaves: a float32 scalar."""
         return self.ops.cast(self.ops.reduce_sum(self.tree[1:2]), "float32")  # the root (a slice: a copy)
 
     @api(must_be_complete=False)
     @graph_fn
-    def minimum(self, count: Any) -> Any:
+    def minimum(self, count: Size) -> Tensor:
         """The smallest of the first ``count`` leaves (a float32 scalar; the neutral value for none): for a sum
         tree of a memory filled from slot 0, its smallest stored priority."""
         ops = self.ops
@@ -134,7 +135,7 @@ class SegmentTree(Component):
 
     @api(must_be_complete=False)
     @graph_fn(output_spaces=_indices_space)  # declared: leaf numbers in [0, capacity); a sum tree only
-    def find_prefix_sum(self, prefix_sums: Any) -> Any:
+    def find_prefix_sum(self, prefix_sums: Tensor) -> Tensor:
         """Per ``u``, the leaf ``j`` with ``sum(leaves[:j]) <= u < sum(leaves[:j+1])`` (sum trees only): never an
         empty leaf unless the whole tree is empty (then 0).
 

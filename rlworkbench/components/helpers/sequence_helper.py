@@ -16,6 +16,7 @@ from rlworkbench.components.losses.common import (
 from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.spaces import Space
 
 
@@ -53,27 +54,27 @@ class SequenceHelper(Component):
 
     @api
     @graph_fn
-    def discounts(self, terminals: Any) -> Any:
+    def discounts(self, terminals: Tensor) -> Tensor:
         """``discount * (1 - terminals)`` per step."""
         return (1.0 - self.ops.cast(terminals, self.dtype)) * self.discount
 
     @api
     @graph_fn
-    def discounted_returns(self, rewards: Any, terminals: Any, bootstrap_values: Any) -> Any:
+    def discounted_returns(self, rewards: Tensor, terminals: Tensor, bootstrap_values: Tensor) -> Tensor:
         """Discounted returns that restart after every terminal, bootstrapped after the last step."""
         discounts = (1.0 - self.ops.cast(terminals, self.dtype)) * self.discount
         return discounted_cumsum(self.ops, rewards, discounts, self.axis, bootstrap_values)
 
     @api
     @graph_fn
-    def episode_indices(self, terminals: Any) -> Any:
+    def episode_indices(self, terminals: Tensor) -> Tensor:
         """The index (0, 1, …) of the episode each step belongs to, within its sequence."""
         ended = self.ops.cast(terminals, "int64")
         return self.ops.cumsum(ended, self.axis) - ended  # terminals strictly before each step
 
     @api
     @graph_fn
-    def episode_lengths(self, terminals: Any) -> Any:
+    def episode_lengths(self, terminals: Tensor) -> Tensor:
         """The number of steps of each step's episode, within its sequence."""
         ops, axis = self.ops, self.axis
         ended = ops.cast(terminals, "float32")

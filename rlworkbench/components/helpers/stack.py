@@ -7,6 +7,7 @@ from typing import Any
 
 from rlworkbench.components.registry import from_specs
 from rlworkbench.core.component import Component
+from rlworkbench.core.ops import Tensor
 
 
 class Stack(Component):
@@ -21,7 +22,7 @@ class Stack(Component):
         self.items: list[Component] = from_specs(items)
         self.add_components(*self.items)
 
-    def chain(self, api_name: str, inputs: Any) -> Any:
+    def chain(self, api_name: str, inputs: Tensor) -> Tensor:
         """Passes ``inputs`` through ``api_name`` of every item in order."""
         for item in self.items:
             inputs = getattr(item, api_name)(inputs)

@@ -9,6 +9,7 @@ from rlworkbench.components.helpers.references import ComponentRef, resolve_comp
 from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Scalar
 from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.spaces import Space
 
@@ -57,7 +58,7 @@ class Synchronizable(Component):
 
     @api
     @graph_fn(returns=0)
-    def sync(self, tau: Any) -> None:
+    def sync(self, tau: Scalar) -> None:
         hard = isinstance(tau, Number) and tau == 1
         for source, target, is_float in self.pairs:
             self.ops.assign(target, source if hard or not is_float else tau * source + (1.0 - tau) * target)

@@ -9,6 +9,7 @@ import numpy as np
 from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import SpaceError
 from rlworkbench.spaces import NumericBox, Space
 
@@ -57,5 +58,5 @@ class Concat(Component):
 
     @api
     @graph_fn(output_spaces=_concat_space)  # declared: the output keeps the inputs' bounds, concatenated
-    def apply(self, *inputs: Any) -> Any:
+    def apply(self, *inputs: Tensor) -> Tensor:
         return self.ops.concat(inputs, self.tensor_axis)

@@ -7,6 +7,7 @@ from typing import Any
 
 from rlworkbench.components.layers.image_layer import ImageLayer
 from rlworkbench.components.registry import register
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError
 from rlworkbench.spaces import Space
 
@@ -50,5 +51,5 @@ class Conv2D(ImageLayer):
             if self.use_bias else None
         self.activation_fn = self.ops.activation(self.activation)
 
-    def _apply_images(self, images: Any) -> Any:
+    def _apply_images(self, images: Tensor) -> Tensor:
         return self.activation_fn(self.ops.conv2d(images, self.kernel, self.bias, self.strides, self.padding))

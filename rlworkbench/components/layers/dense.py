@@ -7,6 +7,7 @@ from typing import Any
 from rlworkbench.components.layers.layer import Layer
 from rlworkbench.components.registry import register
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import SpaceError
 from rlworkbench.spaces import FloatBox, Space
 
@@ -38,7 +39,7 @@ class Dense(Layer):
 
     @api
     @graph_fn
-    def apply(self, inputs: Any) -> Any:
+    def apply(self, inputs: Tensor) -> Tensor:
         if self.cast_inputs:
             inputs = self.ops.cast(inputs, "float32")
         return self.activation_fn(self.ops.dense(inputs, self.kernel, self.bias))

@@ -8,13 +8,14 @@ from typing import Any
 
 from rlworkbench.components.layers.layer import Layer
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.spaces import FloatBox, Space
 
 PADDINGS = ("valid", "same")
 
 
-def pair(owner: str, argument: str, value: Any) -> tuple[int, int]:
+def pair(owner: str, argument: str, value: Tensor) -> tuple[int, int]:
     """``value`` (an int or two ints) as a pair of positive ints, else a :class:`ConfigError`."""
     items = (value, value) if isinstance(value, Integral) else tuple(value) if isinstance(value, (list, tuple)) else ()
     if len(items) != 2 or not all(isinstance(v, Integral) and not isinstance(v, bool) and v > 0 for v in items):
@@ -62,10 +63,10 @@ class ImageLayer(Layer):
 
     @api
     @graph_fn
-    def apply(self, inputs: Any) -> Any:
+    def apply(self, inputs: Tensor) -> Tensor:
         leading = self.ops.leading_dims(inputs, self.extra_ranks)
         images = self.ops.reshape(inputs, (-1, *self.image_shape))
         return self.ops.reshape(self._apply_images(images), leading + self.output_shape)
 
-    def _apply_images(self, images: Any) -> Any:
+    def _apply_images(self, images: Tensor) -> Tensor:
         raise NotImplementedError

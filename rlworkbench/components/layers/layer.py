@@ -7,6 +7,7 @@ from typing import Any
 
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError
 
 
@@ -21,7 +22,7 @@ class Layer(Component):
 
     @api
     @graph_fn
-    def apply(self, inputs: Any) -> Any:
+    def apply(self, inputs: Tensor) -> Tensor:
         raise NotImplementedError(f"{type(self).__name__} must implement apply")
 
 
@@ -34,7 +35,7 @@ def check_layers(owner: str, items: Sequence[Component]) -> None:
                               got=type(item).__name__)
 
 
-def apply_layers(items: Sequence[Component], inputs: Any) -> Any:
+def apply_layers(items: Sequence[Component], inputs: Tensor) -> Tensor:
     """Routes ``inputs`` through ``items`` in order: a layer's ``apply``, or a preprocessor's ``preprocess``
     (so ``{"type": "flatten"}`` can sit in a network between convolutions and dense layers)."""
     for item in items:

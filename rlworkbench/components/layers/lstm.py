@@ -10,6 +10,7 @@ import numpy as np
 from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.spaces import FloatBox, Space, Tuple
 
@@ -71,34 +72,36 @@ class LSTM(Component):
 
     @api
     @graph_fn(returns=2)
-    def apply(self, inputs: Any) -> Any:
+    def apply(self, inputs: Tensor) -> tuple[Tensor, tuple[Tensor, Tensor]]:
         """``(outputs, (h, c))`` starting from the zero state."""
         return self._unroll(inputs, self._zeros(inputs))
 
     @api
     @graph_fn(returns=2)
-    def apply_with_state(self, inputs: Any, initial_state: Any) -> Any:
+    def apply_with_state(self, inputs: Tensor, initial_state: tuple[Tensor, Tensor],
+                         ) -> tuple[Tensor, tuple[Tensor, Tensor]]:
         """``(outputs, (h, c))`` starting from ``initial_state = (h, c)``, e.g. the last call's final state."""
         return self._unroll(inputs, initial_state)
 
     @api
     @graph_fn
-    def zero_state(self, inputs: Any) -> Any:
+    def zero_state(self, inputs: Tensor) -> tuple[Tensor, Tensor]:
         """``(h, c)`` of zeros for the batch of ``inputs``."""
         return self._zeros(inputs)
 
-    def _zeros(self, inputs: Any) -> tuple[Any, Any]:
+    def _zeros(self, inputs: Tensor) -> tuple[Tensor, Tensor]:
         zeros = self.ops.zeros((self.ops.dim(inputs, 1 if self.time_major else 0), self.units))
         return zeros, zeros
 
-    def _unroll(self, inputs: Any, initial_state: Any) -> tuple[Any, Any]:
+    def _unroll(self, inputs: Tensor, initial_state: tuple[Tensor, Tensor],
+                         ) -> tuple[Tensor, tuple[Tensor, Tensor]]:
         steps = inputs if self.time_major else self.ops.transpose(inputs, (1, 0, 2))
         projected = self.ops.dense(steps, self.kernel, self.bias)  # the input part of every step at once
         h, c = self.ops.scan(self._step, projected, tuple(initial_state))
         outputs = h if self.time_major else self.ops.transpose(h, (1, 0, 2))
         return outputs, (h[-1], c[-1])
 
-    def _step(self, state: tuple[Any, Any], projected: Any) -> tuple[Any, Any]:
+    def _step(self, state: tuple[Tensor, Tensor], projected: Tensor) -> tuple[Tensor, Tensor]:
         h, c = state
         z = projected + self.ops.matmul(h, self.recurrent_kernel)
         n = self.units

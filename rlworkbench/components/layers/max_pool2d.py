@@ -6,6 +6,7 @@ from typing import Any
 
 from rlworkbench.components.layers.image_layer import ImageLayer
 from rlworkbench.components.registry import register
+from rlworkbench.core.ops import Tensor
 
 
 @register("max_pool2d")
@@ -22,5 +23,5 @@ class MaxPool2D(ImageLayer):
         kwargs.setdefault("name", "max_pool2d")  # not the class name in snake case
         super().__init__(pool_size, pool_size if strides is None else strides, padding, "pool_size", **kwargs)
 
-    def _apply_images(self, images: Any) -> Any:
+    def _apply_images(self, images: Tensor) -> Tensor:
         return self.ops.max_pool2d(images, self.window, self.strides, self.padding)

@@ -12,6 +12,7 @@ from rlworkbench.components.layers.layer import apply_layers, check_layers
 from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError
 
 LayerSpecs = Sequence[Component | Mapping[str, Any]]
@@ -51,7 +52,7 @@ class NeuralNetwork(Stack):
             self.add_components(self.splitter, *self.streams, self.concat)
 
     @api
-    def apply(self, inputs: Any) -> Any:
+    def apply(self, inputs: Tensor) -> Tensor:
         if self.streams:
             parts = self.splitter.split(inputs)
             parts = parts if len(self.streams) > 1 else (parts,)

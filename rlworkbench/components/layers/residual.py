@@ -10,6 +10,7 @@ from rlworkbench.components.layers.layer import apply_layers, check_layers
 from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import SpaceError
 from rlworkbench.spaces import FloatBox, Space
 
@@ -38,9 +39,9 @@ class Residual(Stack):
         check_layers(self.name, self.layers)
 
     @api
-    def apply(self, inputs: Any) -> Any:
+    def apply(self, inputs: Tensor) -> Tensor:
         return self._add(inputs, apply_layers(self.layers, inputs))
 
     @graph_fn(output_spaces=_sum_space)  # declared: a SpaceError, not a broadcast, if layers change the shape
-    def _add(self, inputs: Any, residual: Any) -> Any:
+    def _add(self, inputs: Tensor, residual: Tensor) -> Tensor:
         return inputs + residual

@@ -8,6 +8,7 @@ from rlworkbench.components.losses.common import check_config, check_items
 from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.spaces import Space
 
 
@@ -37,7 +38,8 @@ class ActorCriticLoss(Component):
 
     @api
     @graph_fn(returns=3)
-    def loss(self, log_probs: Any, *, advantages: Any, entropies: Any, values: Any, value_targets: Any) -> Any:
+    def loss(self, log_probs: Tensor, *, advantages: Tensor, entropies: Tensor, values: Tensor,
+             value_targets: Tensor) -> tuple[Tensor, Tensor, dict[str, Tensor]]:
         """``(loss, loss_per_item, parts)`` of policy gradient, value loss and entropy bonus."""
         ops = self.ops
         policy = -log_probs * ops.stop_gradient(advantages)

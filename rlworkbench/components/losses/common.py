@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rlworkbench.core.ops import Ops, Tensor
 from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.spaces import BoxSpace, Space
 
@@ -86,13 +87,14 @@ def check_optional(component: str, wanted: bool, given: bool, key: str, argument
                           got=f"'{argument}' {'given' if given else 'left out'}")
 
 
-def next_steps(ops: Any, x: Any, last: Any, axis: int) -> Any:
+def next_steps(ops: Ops, x: Tensor, last: Tensor, axis: int) -> Tensor:
     """``x[t + 1]`` along the time ``axis``, with ``last`` (x's shape without that axis) after the final step."""
     later = x[(slice(None),) * axis + (slice(1, None),)]
     return ops.concat([later, ops.expand_dims(last, axis)], axis)
 
 
-def discounted_cumsum(ops: Any, values: Any, discounts: Any, axis: int, bootstrap: Any = None) -> Any:
+def discounted_cumsum(ops: Ops, values: Tensor, discounts: Tensor, axis: int,
+                      bootstrap: Tensor | None = None) -> Tensor:
     """``y[t] = values[t] + discounts[t] * y[t + 1]`` backwards along the time ``axis`` (0 for ``(time, ...)``,
     1 for ``(batch, time)``), with ``y[T] = bootstrap`` (zeros when None; shape without the time axis).
 

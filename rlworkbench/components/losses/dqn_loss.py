@@ -16,6 +16,7 @@ from rlworkbench.components.losses.common import (
 from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.spaces import Space
 
 
@@ -67,8 +68,8 @@ class DQNLoss(Component):
 
     @api
     @graph_fn(returns=3)
-    def loss(self, q_values_s: Any, actions: Any, rewards: Any, terminals: Any, *, q_values_sp: Any,
-             target_q_values_sp: Any, importance_weights: Any = None) -> Any:
+    def loss(self, q_values_s: Tensor, actions: Tensor, rewards: Tensor, terminals: Tensor, *, q_values_sp: Tensor,
+             target_q_values_sp: Tensor, importance_weights: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
         """``(loss, loss_per_item, td_errors)`` of the (double) Q-learning target."""
         ops = self.ops
         if self.double_q:

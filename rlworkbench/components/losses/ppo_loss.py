@@ -8,6 +8,7 @@ from rlworkbench.components.losses.common import check_config, check_items, chec
 from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.spaces import Space
 
 
@@ -53,8 +54,8 @@ class PPOLoss(Component):
 
     @api
     @graph_fn(returns=3)
-    def loss(self, log_probs: Any, *, prev_log_probs: Any, advantages: Any, entropies: Any, values: Any,
-             value_targets: Any, prev_values: Any = None) -> Any:
+    def loss(self, log_probs: Tensor, *, prev_log_probs: Tensor, advantages: Tensor, entropies: Tensor, values: Tensor,
+             value_targets: Tensor, prev_values: Tensor | None = None) -> tuple[Tensor, Tensor, dict[str, Tensor]]:
         """``(loss, loss_per_item, parts)`` of the clipped surrogate, value loss and entropy bonus."""
         ops, eps = self.ops, self.clip_ratio
         advantages, value_targets = ops.stop_gradient(advantages), ops.stop_gradient(value_targets)

@@ -8,6 +8,7 @@ from rlworkbench.components.losses.common import check_box, check_config, check_
 from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.spaces import Space
 
@@ -53,8 +54,8 @@ class SACLoss(Component):
 
     @api
     @graph_fn(returns=2)
-    def critic_loss(self, q_values: Any, rewards: Any, terminals: Any, *, next_target_q_values: Any,
-                    next_log_probs: Any, log_alpha: Any) -> Any:
+    def critic_loss(self, q_values: Tensor, rewards: Tensor, terminals: Tensor, *, next_target_q_values: Tensor,
+                    next_log_probs: Tensor, log_alpha: Tensor) -> tuple[Tensor, Tensor]:
         """``(loss, loss_per_item)`` of the critics against the soft, twin-minimum target."""
         ops = self.ops
         alpha = ops.exp(log_alpha)
@@ -66,7 +67,7 @@ class SACLoss(Component):
 
     @api
     @graph_fn(returns=2)
-    def actor_loss(self, log_probs: Any, q_values: Any, log_alpha: Any) -> Any:
+    def actor_loss(self, log_probs: Tensor, q_values: Tensor, log_alpha: Tensor) -> tuple[Tensor, Tensor]:
         """``(loss, loss_per_item)`` of the policy: ``alpha * log_probs - min_i q_values[i]``."""
         alpha = self.ops.stop_gradient(self.ops.exp(log_alpha))
         per_item = alpha * log_probs - self.ops.reduce_min(q_values, -1)
@@ -74,7 +75,7 @@ class SACLoss(Component):
 
     @api
     @graph_fn(returns=2)
-    def temperature_loss(self, log_probs: Any, log_alpha: Any) -> Any:
+    def temperature_loss(self, log_probs: Tensor, log_alpha: Tensor) -> tuple[Tensor, Tensor]:
         """``(loss, loss_per_item)`` that tunes ``log_alpha`` towards the target entropy."""
         if self.target_entropy is None:
             raise ConfigError("temperature_loss needs a target entropy", component=self.path,

@@ -16,6 +16,7 @@ from rlworkbench.components.losses.common import (
 from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.spaces import Space
 
 
@@ -54,13 +55,13 @@ class VTrace(Component):
         check_box(input_spaces["bootstrap_values"], "bootstrap_values", "f", (), without_time(ranks))
         self.axis = time_axis(input_spaces["log_probs"], "log_probs")
 
-    def _clipped(self, rhos: Any, threshold: float | None) -> Any:
+    def _clipped(self, rhos: Tensor, threshold: float | None) -> Tensor:
         return rhos if threshold is None else self.ops.minimum(rhos, threshold)
 
     @api
     @graph_fn(returns=2)
-    def calculate(self, log_probs: Any, *, behaviour_log_probs: Any, rewards: Any, values: Any,
-                  bootstrap_values: Any, discounts: Any) -> tuple[Any, Any]:
+    def calculate(self, log_probs: Tensor, *, behaviour_log_probs: Tensor, rewards: Tensor, values: Tensor,
+                  bootstrap_values: Tensor, discounts: Tensor) -> tuple[Tensor, Tensor]:
         """``(pg_advantages, vs)``: v-trace policy-gradient advantages and value targets."""
         ops, axis = self.ops, self.axis
         rhos = ops.exp(ops.stop_gradient(log_probs - behaviour_log_probs))

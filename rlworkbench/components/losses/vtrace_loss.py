@@ -11,6 +11,7 @@ from rlworkbench.components.losses.vtrace import VTrace
 from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api
+from rlworkbench.core.ops import Tensor
 
 
 @register("vtrace_loss")
@@ -40,8 +41,8 @@ class VTraceLoss(Component):
         self.vtrace, self.policy_loss, self.clip_ratio = vtrace, policy_loss, clip_ratio
 
     @api
-    def loss(self, log_probs: Any, *, behaviour_log_probs: Any, entropies: Any, rewards: Any, values: Any,
-             bootstrap_values: Any, discounts: Any) -> Any:
+    def loss(self, log_probs: Tensor, *, behaviour_log_probs: Tensor, entropies: Tensor, rewards: Tensor,
+             values: Tensor, bootstrap_values: Tensor, discounts: Tensor) -> tuple[Tensor, Tensor, dict[str, Tensor]]:
         """``(loss, loss_per_item, parts)`` of the actor-critic loss on v-trace targets."""
         pg_advantages, vs = self.vtrace.calculate(log_probs, behaviour_log_probs=behaviour_log_probs, rewards=rewards,
                                                   values=values, bootstrap_values=bootstrap_values,

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rlworkbench.components.memories.memory import Memory
 from rlworkbench.components.registry import register
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Size, Tensor
+from rlworkbench.nest import Nested
 
 
 @register("fifo_queue")
@@ -23,13 +23,13 @@ class FIFOQueue(Memory):
 
     @api
     @graph_fn(returns=0)
-    def enqueue(self, records: Any) -> None:
+    def enqueue(self, records: Nested[Tensor]) -> None:
         """Appends a batch of records (dropping the oldest ones if the queue would overflow)."""
         self.write(records)
 
     @api
     @graph_fn(output_spaces=lambda queue, num_records: queue.record_space)  # bounds kept; min(n, size) rows
-    def dequeue(self, num_records: Any) -> Any:
+    def dequeue(self, num_records: Size) -> Nested[Tensor]:
         """Removes and returns the oldest ``min(num_records, size)`` records, oldest first."""
         ops = self.ops
         count = ops.maximum(ops.minimum(ops.cast(num_records, "int64"), self.size), 0)

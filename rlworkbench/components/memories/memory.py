@@ -8,7 +8,9 @@ import numpy as np
 
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError, SpaceError
+from rlworkbench.nest import Nested
 from rlworkbench.spaces import IntBox, Space, TextBox
 
 
@@ -64,12 +66,12 @@ class Memory(Component):
 
     @api
     @graph_fn(output_spaces=lambda memory: IntBox(0, memory.capacity + 1))  # declared: a count in [0, capacity]
-    def get_size(self) -> Any:
+    def get_size(self) -> Tensor:
         """The number of records stored: an int64 scalar."""
         return self.ops.read(self.size)
 
     # ----- helpers for graph functions ---------------------------------------------------------------------------
-    def write(self, records: Any) -> Any:
+    def write(self, records: Nested[Tensor]) -> Tensor:
         """Writes a batch after the newest record (of a batch larger than the capacity, the last ``capacity``
         records); returns the slots written, in order."""
         ops = self.ops
@@ -82,11 +84,11 @@ class Memory(Component):
         ops.assign(self.size, ops.minimum(self.size + count, self.capacity))
         return slots
 
-    def read(self, slots: Any) -> Any:
+    def read(self, slots: Tensor) -> Nested[Tensor]:
         """The records in ``slots`` (a batch of slot numbers), nested like the record space."""
         return self.record_space.unflatten({key: self.ops.gather(b, slots) for key, b in self.buffers.items()})
 
-    def oldest_slot(self) -> Any:
+    def oldest_slot(self) -> Tensor:
         """The slot of the oldest record stored."""
         return (self.index - self.size) % self.capacity
 

@@ -8,7 +8,9 @@ from rlworkbench.components.helpers.segment_tree import SegmentTree
 from rlworkbench.components.memories.replay_memory import ReplayMemory
 from rlworkbench.components.registry import register
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Size, Tensor
 from rlworkbench.errors import ConfigError
+from rlworkbench.nest import Nested
 from rlworkbench.spaces import FloatBox, IntBox, Space
 
 
@@ -59,47 +61,48 @@ class PrioritizedReplay(ReplayMemory):
         self.max_priority = self.create_variable("max_priority", (), "float32", 1.0, trainable=False)
 
     @api
-    def insert_records(self, records: Any) -> None:
+    def insert_records(self, records: Nested[Tensor]) -> None:
         """Appends a batch of records with the largest priority so far, overwriting the oldest when full."""
         self.sum_tree.update_distinct(*self._insert_with_max_priority(records))  # one write's slots
 
     @api
-    def insert_records_with_priorities(self, records: Any, priorities: Any) -> None:
+    def insert_records_with_priorities(self, records: Nested[Tensor], priorities: Tensor) -> None:
         """Appends a batch of records with their own priorities (computed where they were collected, as Ape-X's
         actors do), overwriting the oldest when full; the largest priority so far follows them."""
         self.sum_tree.update_distinct(self._write_slots(records), self._track_max_priority(priorities))
 
     @api
-    def get_records(self, num_records: Any) -> Any:
+    def get_records(self, num_records: Size) -> tuple[Nested[Tensor], Tensor, Tensor]:
         """``(records, indices, importance_weights)`` of ``num_records`` records sampled by priority."""
         indices = self.sum_tree.find_prefix_sum(self._prefix_sums(num_records, self.sum_tree.reduce()))
         return self._weighted_records(indices, self.sum_tree.get(indices), self.sum_tree.minimum(self.get_size()))
 
     @api(must_be_complete=False)
-    def update_records(self, indices: Any, priorities: Any) -> None:
+    def update_records(self, indices: Tensor, priorities: Tensor) -> None:
         """Sets the priorities of the records at ``indices`` (as returned by ``get_records``)."""
         self.sum_tree.update(indices, self._track_max_priority(priorities))
 
     @graph_fn(returns=2, output_spaces=_slots_and_priorities)  # declared: slots in [0, capacity)
-    def _insert_with_max_priority(self, records: Any) -> tuple[Any, Any]:
+    def _insert_with_max_priority(self, records: Nested[Tensor]) -> tuple[Tensor, Tensor]:
         slots = self.write(records)
         return slots, self.ops.zeros_like(self.ops.cast(slots, "float32")) + self.max_priority ** self.alpha
 
     @graph_fn(output_spaces=lambda memory, records: _slots_and_priorities(memory, records)[0])  # in [0, capacity)
-    def _write_slots(self, records: Any) -> Any:
+    def _write_slots(self, records: Nested[Tensor]) -> Tensor:
         return self.write(records)
 
     @graph_fn(output_spaces=_float_batch)  # declared: a batch of num_records, an input value
-    def _prefix_sums(self, num_records: Any, total: Any) -> Any:
+    def _prefix_sums(self, num_records: Size, total: Tensor) -> Tensor:
         return self.ops.random_uniform(self.rng, (num_records,)) * total
 
     @graph_fn(returns=3, output_spaces=_sampled_spaces)  # records (bounds kept), slots, weights in [0, 1]
-    def _weighted_records(self, indices: Any, powered: Any, min_powered: Any) -> tuple[Any, Any, Any]:
+    def _weighted_records(self, indices: Tensor, powered: Tensor, min_powered: Tensor,
+                          ) -> tuple[Nested[Tensor], Tensor, Tensor]:
         # (N·P(i))^-beta / (N·P_min)^-beta with P(i) = p_i^alpha / total: N and the total cancel
         return self.read(indices), indices, (powered / min_powered) ** -self.beta
 
     @graph_fn
-    def _track_max_priority(self, priorities: Any) -> Any:
+    def _track_max_priority(self, priorities: Tensor) -> Tensor:
         ops = self.ops
         priorities = ops.cast(priorities, "float32")
         largest = ops.reduce_max(ops.concat([ops.reshape(self.max_priority, (1,)), priorities], 0))

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rlworkbench.components.memories.memory import Memory
 from rlworkbench.components.registry import register
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Size, Tensor
+from rlworkbench.nest import Nested
 from rlworkbench.spaces import Space
 
 
@@ -26,12 +26,12 @@ class ReplayMemory(Memory):
 
     @api
     @graph_fn(returns=0)
-    def insert_records(self, records: Any) -> None:
+    def insert_records(self, records: Nested[Tensor]) -> None:
         """Appends a batch of records, overwriting the oldest ones once the memory is full."""
         self.write(records)
 
     @api
     @graph_fn(output_spaces=lambda memory, num_records: memory.record_space)  # bounds kept; num_records rows
-    def get_records(self, num_records: Any) -> Any:
+    def get_records(self, num_records: Size) -> Nested[Tensor]:
         """``num_records`` records drawn uniformly, with replacement, from the filled slots."""
         return self.read(self.ops.random_integers(self.rng, (num_records,), 0, self.size))

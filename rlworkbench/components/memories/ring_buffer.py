@@ -7,7 +7,9 @@ from typing import Any
 from rlworkbench.components.memories.memory import Memory
 from rlworkbench.components.registry import register
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Size, Tensor
 from rlworkbench.errors import SpaceError
+from rlworkbench.nest import Nested
 from rlworkbench.spaces import BoolBox, ContainerSpace, IntBox, Space
 
 
@@ -39,7 +41,7 @@ class RingBuffer(Memory):
 
     @api
     @graph_fn(returns=0)
-    def insert_records(self, records: Any) -> None:
+    def insert_records(self, records: Nested[Tensor]) -> None:
         """Appends a batch of transitions, overwriting the oldest ones once the buffer is full."""
         ops = self.ops
         terminals = ops.cast(self.record_space.flatten(records)[self.terminal_key], "bool")
@@ -50,7 +52,7 @@ class RingBuffer(Memory):
 
     @api
     @graph_fn(output_spaces=lambda buffer, num_episodes: buffer.record_space)  # bounds kept; rows: data-dependent
-    def get_episodes(self, num_episodes: Any) -> Any:
+    def get_episodes(self, num_episodes: Size) -> Nested[Tensor]:
         """The transitions of the last ``min(num_episodes, complete episodes)`` episodes, oldest first."""
         ops = self.ops
         slots, ends_after, complete = self._episodes()
@@ -62,11 +64,11 @@ class RingBuffer(Memory):
 
     @api
     @graph_fn(output_spaces=lambda buffer: IntBox(0, buffer.capacity + 1))  # declared: a count in [0, capacity]
-    def get_num_episodes(self) -> Any:
+    def get_num_episodes(self) -> Tensor:
         """How many complete episodes are stored: an int64 scalar."""
         return self._episodes()[2]
 
-    def _episodes(self) -> tuple[Any, Any, Any]:
+    def _episodes(self) -> tuple[Tensor, Tensor, Tensor]:
         """Stored slots oldest first; per slot the number of terminals at or after it (the transition belongs to
         the episode that many from the end); and the number of complete episodes."""
         ops = self.ops

@@ -6,6 +6,7 @@ from typing import Any
 
 from rlworkbench.components.optimizers.optimizer import Optimizer, fraction, positive
 from rlworkbench.components.registry import register
+from rlworkbench.core.ops import Tensor
 
 
 @register("adam")
@@ -32,6 +33,6 @@ class Adam(Optimizer):
         self.first_moments = self.slot("m")
         self.second_moments = self.slot("v")
 
-    def apply_gradients(self, grads: list[Any], step: Any) -> None:
+    def apply_gradients(self, grads: list[Tensor], step: Tensor) -> None:
         self.ops.adam_update(self.variable_list, grads, self.first_moments, self.second_moments, step,
                              self.learning_rate, self.beta1, self.beta2, self.epsilon)

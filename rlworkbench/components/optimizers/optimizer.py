@@ -9,6 +9,7 @@ from rlworkbench.components.helpers.references import ComponentRef, resolve_comp
 from rlworkbench.core import replication
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.spaces import FloatBox, Space
 
@@ -77,7 +78,7 @@ class Optimizer(Component):
             raise SpaceError("the loss to minimise must be a scalar float", argument="loss",
                              expected="FloatBox() without batch/time ranks (reduce per-sample losses first)", got=loss)
         anchor = self.parent if self.parent is not None else self
-        found: dict[str, Any] = {}
+        found: dict[str, object] = {}
         sources: dict[str, list[Any]] = {}  # where each variable's gradient comes from: itself, or its replicas
         for target in self.targets():
             prefix = target.relative_path(anchor) if target is not anchor else ""
@@ -106,7 +107,7 @@ class Optimizer(Component):
     def create_slots(self) -> None:
         """Creates the update rule's state with :meth:`slot` (none by default)."""
 
-    def slot(self, slot_name: str) -> list[Any]:
+    def slot(self, slot_name: str) -> list[Tensor]:
         """One zero-initialised, non-trainable variable per optimised variable (same shape, dtype and storage
         layout: the update rules run on fused kernels that walk a variable and its slots as raw memory)."""
         slots = []
@@ -118,7 +119,7 @@ class Optimizer(Component):
 
     @api
     @graph_fn(returns=2, requires_grad=True, output_spaces=lambda self, loss: (loss, FloatBox(shape=())))
-    def step(self, loss: Any) -> Any:
+    def step(self, loss: Tensor) -> tuple[Tensor, Tensor]:
         # output spaces are declared so that a build never takes a real step: on PyTorch an in-place update
         # in a sample pass would invalidate the autograd graphs of the next optimizer's pass (several optimizers, SAC)
         grads = self._replica_gradients(loss) if self.replicated else self.ops.gradients(loss, self.variable_list)
@@ -140,7 +141,7 @@ class Optimizer(Component):
             self.ops.assign_all(self.replica_variables, self.replica_values)  # so the copy needs no guard of its own
         return loss, norm
 
-    def _replica_gradients(self, loss: Any) -> list[Any]:
+    def _replica_gradients(self, loss: Tensor) -> list[Tensor]:
         """Each variable's gradient as the sum of its replicas' gradients: the loss is a mean over the whole batch,
         so each tower's part already carries its shard's weight, and the sum is the full batch's gradient."""
         flat = self.ops.gradients(loss, [source for group in self.gradient_sources for source in group])
@@ -150,6 +151,6 @@ class Optimizer(Component):
             grads.append(part[0] if group[0] is variable else self.ops.add_n_on(part, variable))
         return grads
 
-    def apply_gradients(self, grads: list[Any], step: Any) -> None:
+    def apply_gradients(self, grads: list[Tensor], step: Tensor) -> None:
         """Changes ``self.variable_list`` (and slots) with ``self.ops.assign*``; ``step`` counts from 1."""
         raise NotImplementedError(f"{type(self).__name__} must implement apply_gradients")

@@ -6,6 +6,7 @@ from typing import Any
 
 from rlworkbench.components.optimizers.optimizer import Optimizer, fraction, positive
 from rlworkbench.components.registry import register
+from rlworkbench.core.ops import Tensor
 
 
 @register("rmsprop")
@@ -33,6 +34,6 @@ class RMSProp(Optimizer):
         self.mean_squares = self.slot("mean_square")
         self.velocities = self.slot("momentum") if self.momentum else []
 
-    def apply_gradients(self, grads: list[Any], step: Any) -> None:
+    def apply_gradients(self, grads: list[Tensor], step: Tensor) -> None:
         self.ops.rmsprop_update(self.variable_list, grads, self.mean_squares, self.velocities, self.learning_rate,
                                 self.decay, self.momentum, self.epsilon)

@@ -6,6 +6,7 @@ from typing import Any
 
 from rlworkbench.components.optimizers.optimizer import Optimizer, fraction
 from rlworkbench.components.registry import register
+from rlworkbench.core.ops import Tensor
 
 
 @register("sgd")
@@ -27,5 +28,5 @@ class SGD(Optimizer):
     def create_slots(self) -> None:
         self.velocities = self.slot("momentum") if self.momentum else []
 
-    def apply_gradients(self, grads: list[Any], step: Any) -> None:
+    def apply_gradients(self, grads: list[Tensor], step: Tensor) -> None:
         self.ops.sgd_update(self.variable_list, grads, self.velocities, self.learning_rate, self.momentum)

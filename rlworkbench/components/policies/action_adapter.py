@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 from rlworkbench.components.layers.dense import Dense
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError
 from rlworkbench.spaces import BoxSpace, FloatBox, Space, Tuple, as_space
 
@@ -50,18 +51,18 @@ class ActionAdapter(Component):
         self.flat_already = self.target_shape == (self.units(),)  # a vector of the Dense's outputs: no reshape
 
     @api
-    def get_parameters(self, inputs: Any) -> Any:
+    def get_parameters(self, inputs: Tensor) -> Tensor:
         """The distribution parameters for a network's output."""
         return self._parameters(self.dense.apply(inputs))
 
     @graph_fn
-    def _parameters(self, raw: Any) -> Any:
+    def _parameters(self, raw: Tensor) -> Tensor:
         return self.to_parameters(raw)
 
-    def to_parameters(self, raw: Any) -> Any:
+    def to_parameters(self, raw: Tensor) -> Tensor | tuple[Tensor, Tensor]:
         raise NotImplementedError
 
-    def reshaped(self, x: Any) -> Any:
+    def reshaped(self, x: Tensor) -> Tensor:
         """``(..., flat)`` → ``(..., *parameter_shape())``, batch/time dims kept."""
         if self.flat_already:  # the Dense's outputs are the parameters as they are
             return x

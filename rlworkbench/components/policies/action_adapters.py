@@ -8,6 +8,7 @@ from typing import Any
 from rlworkbench.components.distributions import Distribution
 from rlworkbench.components.policies.action_adapter import ActionAdapter
 from rlworkbench.components.registry import register
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError
 from rlworkbench.spaces import BoolBox, FloatBox, IntBox, Space, as_space
 
@@ -27,7 +28,7 @@ class CategoricalAdapter(ActionAdapter):
     def parameter_shape(self) -> tuple[int, ...]:
         return self.action_space.shape + (self.action_space.num_categories,)
 
-    def to_parameters(self, raw: Any) -> Any:
+    def to_parameters(self, raw: Tensor) -> Tensor:
         return self.reshaped(raw)
 
 
@@ -40,7 +41,7 @@ class BernoulliAdapter(ActionAdapter):
     def units(self) -> int:
         return self.action_space.flat_dim
 
-    def to_parameters(self, raw: Any) -> Any:
+    def to_parameters(self, raw: Tensor) -> Tensor:
         return self.reshaped(raw)
 
 
@@ -62,7 +63,7 @@ class NormalAdapter(ActionAdapter):
     def units(self) -> int:
         return 2 * self.action_space.flat_dim
 
-    def to_parameters(self, raw: Any) -> Any:
+    def to_parameters(self, raw: Tensor) -> tuple[Tensor, Tensor]:
         half = self.action_space.flat_dim
         log_std = self.ops.clip(self.reshaped(raw[..., half:]), *self.log_std_bounds)
         return self.reshaped(raw[..., :half]), log_std
@@ -78,7 +79,7 @@ class BetaAdapter(ActionAdapter):
     def units(self) -> int:
         return 2 * self.action_space.flat_dim
 
-    def to_parameters(self, raw: Any) -> Any:
+    def to_parameters(self, raw: Tensor) -> tuple[Tensor, Tensor]:
         positive = self.ops.activation("softplus")(raw) + 1.0
         half = self.action_space.flat_dim
         return self.reshaped(positive[..., :half]), self.reshaped(positive[..., half:])

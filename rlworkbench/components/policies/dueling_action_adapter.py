@@ -9,6 +9,7 @@ from rlworkbench.components.layers.neural_network import NeuralNetwork
 from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError
 from rlworkbench.spaces import IntBox, Space, as_space
 
@@ -41,17 +42,17 @@ class DuelingActionAdapter(Component):
         self.extra_ranks = input_spaces["inputs"].num_extra_ranks
 
     @api
-    def get_parameters(self, inputs: Any) -> Any:
+    def get_parameters(self, inputs: Tensor) -> Tensor:
         """Q-values ``V + A - mean(A)`` from a network's output."""
         return self._q_values(self.value_stream.apply(inputs), self.advantage_stream.apply(inputs))
 
     @api
-    def get_state_values(self, inputs: Any) -> Any:
+    def get_state_values(self, inputs: Tensor) -> Tensor:
         """``V`` from a network's output."""
         return self._squeeze(self.value_stream.apply(inputs))
 
     @graph_fn
-    def _q_values(self, value: Any, advantages: Any) -> Any:
+    def _q_values(self, value: Tensor, advantages: Tensor) -> Tensor:
         leading = self.ops.leading_dims(advantages, self.extra_ranks)
         shape = self.action_space.shape + (self.action_space.num_categories,)
         advantages = self.ops.reshape(advantages, leading + shape)
@@ -60,5 +61,5 @@ class DuelingActionAdapter(Component):
         return value + centred
 
     @graph_fn
-    def _squeeze(self, value: Any) -> Any:
+    def _squeeze(self, value: Tensor) -> Tensor:
         return self.ops.squeeze(value, -1)

@@ -11,6 +11,7 @@ from rlworkbench.components.policies.policy import Policy
 from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError
 from rlworkbench.spaces import IntBox, Space, as_space
 
@@ -39,16 +40,16 @@ class DuelingPolicy(Policy):
         return DuelingActionAdapter(space, name=name, **self.stream_options)
 
     @api
-    def get_q_values(self, states: Any) -> Any:
+    def get_q_values(self, states: Tensor) -> Tensor:
         """Q-values ``V + A - mean(A)``, one per action."""
         return self.get_parameters(states)
 
     @api
-    def get_state_values(self, states: Any) -> Any:
+    def get_state_values(self, states: Tensor) -> Tensor:
         """The value stream's ``V(states)``."""
         return self.adapter.get_state_values(self.network.apply(states))
 
     @api
-    def get_action(self, states: Any) -> Any:
+    def get_action(self, states: Tensor) -> Tensor:
         """Greedy actions: argmax of the Q-values."""
         return self.get_deterministic_action(states)

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.spaces import IntBox, Space
 
 
@@ -20,5 +19,5 @@ class GreedyActionSelector(Component):
 
     @api
     @graph_fn(output_spaces=_action_space)  # declared: the actions are IntBox(n), categories kept
-    def select(self, values: Any) -> Any:
+    def select(self, values: Tensor) -> Tensor:
         return self.ops.argmax(values, -1)

@@ -13,6 +13,7 @@ from rlworkbench.components.policies.action_adapters import adapter_for
 from rlworkbench.components.registry import from_spec, register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.core.space_inference import structure_to_space
 from rlworkbench.errors import ConfigError
 from rlworkbench.spaces import ContainerSpace, Space, as_space
@@ -88,72 +89,72 @@ class Policy(Component):
         return f"{prefix}_{re.sub(r'[^A-Za-z0-9_.-]', '.', key)}" if key else prefix
 
     # ----- routing per leaf ----------------------------------------------------------------------------------
-    def _leaf_parameters(self, states: Any) -> list[Any]:
+    def _leaf_parameters(self, states: Tensor) -> list[Tensor]:
         return self._parameters_of(self.network.apply(states))
 
-    def _parameters_of(self, network_outputs: Any) -> list[Any]:
+    def _parameters_of(self, network_outputs: Tensor) -> list[Tensor]:
         return [self.adapters[key].get_parameters(network_outputs) for key in self.keys]
 
-    def _log_probs_and_entropy(self, parameters: list[Any], actions: Any) -> tuple[Any, Any]:
+    def _log_probs_and_entropy(self, parameters: list[Tensor], actions: Tensor) -> tuple[Tensor, Tensor]:
         return (self._join(self._per_leaf("log_prob", parameters, self._split("action", actions))),
                 self._join(self._per_leaf("entropy", parameters)))
 
-    def _split(self, what: str, value: Any) -> list[Any]:
+    def _split(self, what: str, value: Tensor) -> list[Tensor]:
         if not self.is_container:
             return [value]
         parts = self.splitters[what].split(value)
         return list(parts) if len(self.keys) > 1 else [parts]
 
-    def _per_leaf(self, api_name: str, *per_leaf: list[Any]) -> list[Any]:
+    def _per_leaf(self, api_name: str, *per_leaf: list[Tensor]) -> list[Tensor]:
         return [getattr(self.distributions[key], api_name)(*args) for key, *args in zip(self.keys, *per_leaf)]
 
-    def _join(self, leaves: list[Any]) -> Any:
+    def _join(self, leaves: list[Tensor]) -> Tensor:
         return self._nest(*leaves) if self.is_container else leaves[0]
 
     @graph_fn(output_spaces=_nested_space)  # the leaves' spaces, categories and bounds kept
-    def _nest(self, *leaves: Any) -> Any:
+    def _nest(self, *leaves: Tensor) -> Tensor:
         return self.action_space.unflatten(dict(zip(self.keys, leaves)))
 
     # ----- API -----------------------------------------------------------------------------------------------
     @api
-    def get_parameters(self, states: Any) -> Any:
+    def get_parameters(self, states: Tensor) -> Tensor:
         """The distribution parameters per action leaf (e.g. to keep for a later KL)."""
         return self._join(self._leaf_parameters(states))
 
     @api
-    def get_deterministic_action(self, states: Any) -> Any:
+    def get_deterministic_action(self, states: Tensor) -> Tensor:
         """The distributions' deterministic samples (argmax, mean, ...)."""
         return self._join(self._per_leaf("sample_deterministic", self._leaf_parameters(states)))
 
     @api
-    def get_stochastic_action(self, states: Any) -> Any:
+    def get_stochastic_action(self, states: Tensor) -> Tensor:
         """Random actions from the distributions."""
         return self._join(self._per_leaf("sample_stochastic", self._leaf_parameters(states)))
 
     @api
-    def get_action_and_log_prob(self, states: Any) -> Any:
+    def get_action_and_log_prob(self, states: Tensor) -> tuple[Tensor, Tensor]:
         """``(actions, log_probs)``: random actions and their log-probabilities."""
         pairs = self._per_leaf("sample_and_log_prob", self._leaf_parameters(states))
         return self._join([action for action, _ in pairs]), self._join([log_prob for _, log_prob in pairs])
 
     @api
-    def get_log_probs(self, states: Any, actions: Any) -> Any:
+    def get_log_probs(self, states: Tensor, actions: Tensor) -> Tensor:
         """Log-probabilities of ``actions`` (shaped like the action space, with the states' ranks)."""
         return self._join(self._per_leaf("log_prob", self._leaf_parameters(states), self._split("action", actions)))
 
     @api
-    def get_entropy(self, states: Any) -> Any:
+    def get_entropy(self, states: Tensor) -> Tensor:
         """Entropies of the distributions."""
         return self._join(self._per_leaf("entropy", self._leaf_parameters(states)))
 
     @api
-    def get_log_probs_and_entropy(self, states: Any, actions: Any) -> Any:
+    def get_log_probs_and_entropy(self, states: Tensor, actions: Tensor) -> tuple[Tensor, Tensor]:
         """``(log_probs, entropies)``, as :meth:`get_log_probs` and :meth:`get_entropy` give them, from one pass
         of the network (a policy-gradient update needs both)."""
         return self._log_probs_and_entropy(self._leaf_parameters(states), actions)
 
     @api
-    def get_kl_divergence(self, states: Any, other_parameters: Any) -> Any:
+    def get_kl_divergence(self, states: Tensor, other_parameters: Tensor) -> Tensor:
         """``KL(π(·|states) || other)``, ``other_parameters`` shaped as ``get_parameters`` returns them."""
         others = self._split("parameter", other_parameters)
         return self._join([self.distributions[key].kl_divergence(parameters, other_parameters=other)

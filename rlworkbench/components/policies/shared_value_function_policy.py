@@ -9,6 +9,7 @@ from rlworkbench.components.layers.neural_network import NeuralNetwork
 from rlworkbench.components.policies.policy import Policy
 from rlworkbench.components.registry import register
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.spaces import Space
 
 
@@ -27,17 +28,17 @@ class SharedValueFunctionPolicy(Policy):
         self.add_components(self.value_head)
 
     @api
-    def get_state_values(self, states: Any) -> Any:
+    def get_state_values(self, states: Tensor) -> Tensor:
         """``V(states)`` from the value head on the shared network."""
         return self._squeeze(self.value_head.apply(self.network.apply(states)))
 
     @api
-    def get_log_probs_entropy_and_values(self, states: Any, actions: Any) -> Any:
+    def get_log_probs_entropy_and_values(self, states: Tensor, actions: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         """``(log_probs, entropies, values)`` from one pass of the shared network."""
         outputs = self.network.apply(states)
         log_probs, entropies = self._log_probs_and_entropy(self._parameters_of(outputs), actions)
         return log_probs, entropies, self._squeeze(self.value_head.apply(outputs))
 
     @graph_fn
-    def _squeeze(self, values: Any) -> Any:
+    def _squeeze(self, values: Tensor) -> Tensor:
         return self.ops.squeeze(values, -1)

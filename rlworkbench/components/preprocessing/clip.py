@@ -9,6 +9,7 @@ import numpy as np
 
 from rlworkbench.components.preprocessing.preprocessor import Preprocessor
 from rlworkbench.components.registry import register
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.spaces import FloatBox, IntBox, Space
 
@@ -30,7 +31,7 @@ class Clip(Preprocessor):
         high = int(info.max) if math.isinf(self.high) else min(math.floor(self.high), int(info.max))
         return low, high
 
-    def _preprocess_leaf(self, key: str, x: Any) -> Any:
+    def _preprocess_leaf(self, key: str, x: Tensor) -> Tensor:
         dtype = self.leaf_spaces[key].dtype
         if dtype.kind in "iu":  # float bounds would promote int values to floats
             return self.ops.clip(x, *self._int_bounds(dtype))

@@ -9,6 +9,7 @@ import numpy as np
 from rlworkbench.components.preprocessing.normalize import inclusive_bounds
 from rlworkbench.components.preprocessing.preprocessor import Preprocessor
 from rlworkbench.components.registry import register
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.spaces import BoolBox, FloatBox, IntBox, NumericBox, Space
 
@@ -32,7 +33,7 @@ class ConvertType(Preprocessor):
                               got=dtype)
         self.dtype = np.dtype(str(dtype))
 
-    def _preprocess_leaf(self, key: str, x: Any) -> Any:
+    def _preprocess_leaf(self, key: str, x: Tensor) -> Tensor:
         return self.ops.cast(x, self.dtype.name)
 
     def output_leaf_space(self, key: str, leaf: Space) -> Space:

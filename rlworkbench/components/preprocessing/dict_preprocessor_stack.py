@@ -9,13 +9,14 @@ from rlworkbench.components.preprocessing.preprocessor_stack import Preprocessor
 from rlworkbench.components.registry import from_spec, register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.spaces import Dict, Space
 
 Specs = Sequence[Component | Mapping[str, Any]]
 
 
-def _key_spaces(stack: DictPreprocessorStack, inputs: Space) -> Any:
+def _key_spaces(stack: DictPreprocessorStack, inputs: Space) -> Space | tuple[Space, ...]:
     parts = tuple(inputs[key] for key in stack.keys)
     return parts[0] if len(parts) == 1 else parts
 
@@ -62,7 +63,7 @@ class DictPreprocessorStack(Component):
                                  expected=f"one of {list(inputs.keys())}", got=key)
 
     @api
-    def preprocess(self, inputs: Any) -> Any:
+    def preprocess(self, inputs: Tensor) -> Tensor:
         parts = self._split(inputs)
         parts = (parts,) if len(self.keys) == 1 else parts
         return self._merge(inputs, *(stack.preprocess(part) for stack, part in zip(self.stacks, parts)))
@@ -74,11 +75,11 @@ class DictPreprocessorStack(Component):
                 stack.reset()
 
     @graph_fn(returns=lambda self: len(self.keys), output_spaces=_key_spaces)  # sub-spaces, bounds kept
-    def _split(self, inputs: Any) -> Any:
+    def _split(self, inputs: Mapping[str, Tensor]) -> Tensor | tuple[Tensor, ...]:
         parts = tuple(inputs[key] for key in self.keys)
         return parts[0] if len(parts) == 1 else parts
 
     @graph_fn(output_spaces=_merged_space)  # the stacks' spaces, bounds kept
-    def _merge(self, inputs: Any, *processed: Any) -> Any:
+    def _merge(self, inputs: Mapping[str, Tensor], *processed: Tensor) -> dict[str, Tensor]:
         done = dict(zip(self.keys, processed))
         return {key: done.get(key, value) for key, value in inputs.items()}

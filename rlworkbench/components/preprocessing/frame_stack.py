@@ -9,6 +9,7 @@ import numpy as np
 from rlworkbench.components.preprocessing.preprocessor import Preprocessor
 from rlworkbench.components.registry import register
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.spaces import BoolBox, NumericBox, Space
 
@@ -48,7 +49,7 @@ class FrameStack(Preprocessor):
             self.fresh[key] = self.create_variable("fresh" + suffix, (), dtype="bool", initializer=True,
                                                    trainable=False)
 
-    def _preprocess_leaf(self, key: str, x: Any) -> Any:
+    def _preprocess_leaf(self, key: str, x: Tensor) -> Tensor:
         leaf, buffer, fresh = self.leaf_spaces[key], self.buffers[key], self.fresh[key]
         frame = self.ops.expand_dims(x, self.axis)
         older = buffer[(Ellipsis, slice(1, None)) + (slice(None),) * (-1 - self.axis)]

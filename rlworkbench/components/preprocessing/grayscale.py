@@ -10,6 +10,7 @@ import numpy as np
 from rlworkbench.components.preprocessing.normalize import float_dtype, inclusive_bounds
 from rlworkbench.components.preprocessing.preprocessor import Preprocessor
 from rlworkbench.components.registry import register
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.spaces import FloatBox, NumericBox, Space
 
@@ -35,7 +36,7 @@ class GrayScale(Preprocessor):
         super().create_variables(input_spaces)
         self.ranges = {key: self._range(key, leaf) for key, leaf in self.leaf_spaces.items()}
 
-    def _preprocess_leaf(self, key: str, x: Any) -> Any:
+    def _preprocess_leaf(self, key: str, x: Tensor) -> Tensor:
         dtype = float_dtype(self.leaf_spaces[key]).name
         weights = self.ops.constant(self.weights, dtype)
         grey = self.ops.reduce_sum(self.ops.cast(x, dtype) * weights, -1)

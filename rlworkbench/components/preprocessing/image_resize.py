@@ -7,6 +7,7 @@ from typing import Any
 from rlworkbench.components.preprocessing.normalize import inclusive_bounds
 from rlworkbench.components.preprocessing.preprocessor import Preprocessor
 from rlworkbench.components.registry import register
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.spaces import FloatBox, NumericBox, Space
 
@@ -27,7 +28,7 @@ class ImageResize(Preprocessor):
                               expected=">= 1", got=(height, width))
         self.height, self.width = int(height), int(width)
 
-    def _preprocess_leaf(self, key: str, x: Any) -> Any:
+    def _preprocess_leaf(self, key: str, x: Tensor) -> Tensor:
         leaf = self.leaf_spaces[key]
         rows, cols = leaf.shape[:2]
         channels = leaf.shape[2] if leaf.rank == 3 else 1

@@ -8,6 +8,7 @@ from rlworkbench.components.preprocessing.normalize import float_dtype
 from rlworkbench.components.preprocessing.preprocessor import Preprocessor
 from rlworkbench.components.registry import register
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.spaces import FloatBox, NumericBox, Space
 
@@ -42,7 +43,7 @@ class MeanStdNormalize(Preprocessor):
                                self.create_variable("var" + suffix, leaf.shape, dtype=dtype, initializer="ones",
                                                     trainable=False))
 
-    def _preprocess_leaf(self, key: str, x: Any) -> Any:
+    def _preprocess_leaf(self, key: str, x: Tensor) -> Tensor:
         leaf, (count, mean, var) = self.leaf_spaces[key], self.stats[key]
         dtype = float_dtype(leaf).name
         x = self.ops.cast(x, dtype)

@@ -8,6 +8,7 @@ import numpy as np
 
 from rlworkbench.components.preprocessing.preprocessor import Preprocessor
 from rlworkbench.components.registry import register
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.spaces import FloatBox, NumericBox, Space
 
@@ -20,7 +21,7 @@ class Multiply(Preprocessor):
         super().__init__(**kwargs)
         self.factor = float(factor)
 
-    def _preprocess_leaf(self, key: str, x: Any) -> Any:
+    def _preprocess_leaf(self, key: str, x: Tensor) -> Tensor:
         return self.ops.multiply(x, self.factor)
 
     def output_leaf_space(self, key: str, leaf: Space) -> Space:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from rlworkbench.components.preprocessing.preprocessor import Preprocessor
 from rlworkbench.components.registry import register
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import SpaceError
 from rlworkbench.spaces import FloatBox, IntBox, NumericBox, Space
 
@@ -40,7 +39,7 @@ class Normalize(Preprocessor):
             span = high - low
             self.bounds[key] = (low, np.where(span == 0, np.ones_like(span), span), dtype.name)
 
-    def _preprocess_leaf(self, key: str, x: Any) -> Any:
+    def _preprocess_leaf(self, key: str, x: Tensor) -> Tensor:
         low, span, dtype = self.bounds[key]
         x = self.ops.cast(x, dtype)
         if low.ndim == 0 and span.ndim == 0:

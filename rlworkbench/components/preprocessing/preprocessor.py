@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.core.space_inference import structure_to_space
 from rlworkbench.spaces import Space
 
@@ -29,13 +28,13 @@ class Preprocessor(Component):
 
     @api
     @graph_fn(pass_key=True, output_spaces=_leafwise_output_spaces)
-    def preprocess(self, key: str, inputs: Any) -> Any:
+    def preprocess(self, key: str, inputs: Tensor) -> Tensor:
         """The inputs, preprocessed leaf by leaf.
 
         ``key`` is the leaf's key path (``pass_key``), not an input."""
         return self._preprocess_leaf(key, inputs)
 
-    def _preprocess_leaf(self, key: str, x: Any) -> Any:
+    def _preprocess_leaf(self, key: str, x: Tensor) -> Tensor:
         raise NotImplementedError
 
     def output_leaf_space(self, key: str, leaf: Space) -> Space:

@@ -9,6 +9,7 @@ from rlworkbench.components.helpers.stack import Stack
 from rlworkbench.components.registry import register
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api
+from rlworkbench.core.ops import Tensor
 
 
 @register("preprocessor_stack")
@@ -21,7 +22,7 @@ class PreprocessorStack(Stack):
         self.preprocessors = self.items
 
     @api
-    def preprocess(self, inputs: Any) -> Any:
+    def preprocess(self, inputs: Tensor) -> Tensor:
         return self.chain("preprocess", inputs)
 
     @api

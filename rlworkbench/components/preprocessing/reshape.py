@@ -9,6 +9,7 @@ import numpy as np
 
 from rlworkbench.components.preprocessing.preprocessor import Preprocessor
 from rlworkbench.components.registry import register
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import SpaceError
 from rlworkbench.spaces import FloatBox, IntBox, NumericBox, Space, TextBox
 
@@ -28,7 +29,7 @@ class Reshape(Preprocessor):
                 raise SpaceError("reshape must keep the number of elements", argument="inputs", key_path=key or None,
                                  expected=f"{leaf.flat_dim} elements", got=f"shape {self.shape}")
 
-    def _preprocess_leaf(self, key: str, x: Any) -> Any:
+    def _preprocess_leaf(self, key: str, x: Tensor) -> Tensor:
         extra = self.leaf_spaces[key].num_extra_ranks
         return self.ops.reshape(x, self.ops.leading_dims(x, extra) + self.shape)
 
@@ -44,7 +45,7 @@ class OneHot(Preprocessor):
         super().create_variables(input_spaces)
         self.depth = {key: _categories(key, leaf) for key, leaf in self.leaf_spaces.items()}
 
-    def _preprocess_leaf(self, key: str, x: Any) -> Any:
+    def _preprocess_leaf(self, key: str, x: Tensor) -> Tensor:
         return self.ops.one_hot(x - int(self.leaf_spaces[key].low), self.depth[key])
 
     def output_leaf_space(self, key: str, leaf: Space) -> Space:
@@ -65,7 +66,7 @@ class Flatten(Preprocessor):
         self.depth = {key: _categories(key, leaf) if self.flatten_categories and isinstance(leaf, IntBox) else None
                       for key, leaf in self.leaf_spaces.items()}
 
-    def _preprocess_leaf(self, key: str, x: Any) -> Any:
+    def _preprocess_leaf(self, key: str, x: Tensor) -> Tensor:
         leaf, depth = self.leaf_spaces[key], self.depth[key]
         if depth is not None:
             x = self.ops.one_hot(x - int(leaf.low), depth)

@@ -9,6 +9,7 @@ import numpy as np
 
 from rlworkbench.components.preprocessing.preprocessor import Preprocessor
 from rlworkbench.components.registry import register
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.spaces import BoolBox, NumericBox, Space
 
@@ -27,7 +28,7 @@ class Transpose(Preprocessor):
             raise ConfigError("perm must be a permutation of the core axes", component=self.name, key_path="perm",
                               expected=f"the numbers 0 .. {len(self.perm) - 1} in some order", got=tuple(perm))
 
-    def _preprocess_leaf(self, key: str, x: Any) -> Any:
+    def _preprocess_leaf(self, key: str, x: Tensor) -> Tensor:
         extra = self.leaf_spaces[key].num_extra_ranks
         return self.ops.transpose(x, tuple(range(extra)) + tuple(extra + p for p in self.perm))
 

@@ -10,7 +10,6 @@ they are: there is nothing to split.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from rlworkbench.components.optimizers.optimizer import Optimizer
 from rlworkbench.components.strategies.replica_towers import ReplicaTowers
@@ -58,7 +57,7 @@ def resolve_tower_devices(devices: int | Sequence[str], backend: Backend) -> lis
     return resolved
 
 
-def replicate_on_devices(root: Component, devices: Sequence[str], input_spaces: Mapping[str, Any]) -> ReplicaTowers:
+def replicate_on_devices(root: Component, devices: Sequence[str], input_spaces: Mapping[str, object]) -> ReplicaTowers:
     """Adds replica towers on ``devices`` to an unbuilt ``root`` (removing any from an earlier build) and returns
     them; ``input_spaces`` are those the build will get."""
     remove_towers(root)

@@ -27,7 +27,9 @@ from rlworkbench import nest
 from rlworkbench.core import replication
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import BuildError, SpaceError
+from rlworkbench.nest import Nested
 from rlworkbench.spaces import Space
 
 _CONSTANT = (bool, int, float, str, type(None))
@@ -40,7 +42,7 @@ class Tower(Component):
         super().__init__(*replicas, name=name, device=device)
 
     @api
-    def call(self, target: Any, method: Any, *inputs: Any) -> Any:
+    def call(self, target: str, method: str, *inputs: Tensor) -> Tensor:
         replica = self.sub_components[target]
         return replication.call_with_inputs(getattr(replica, method), replica.api_methods[method], inputs)
 
@@ -68,7 +70,7 @@ class ReplicaTowers(Component):
         return [tower.sub_components[component.name] for tower in self.towers]
 
     @api
-    def forward(self, target: Any, method: Any, *inputs: Any) -> Any:
+    def forward(self, target: str, method: str, *inputs: Tensor) -> Tensor | tuple[Tensor, ...] | None:
         self._batch = None  # set by _split: (rows, shard bounds) of this call's batch
         shards = [(value,) * self.num_towers if isinstance(value, _CONSTANT) else self._shards(value)
                   for value in inputs]
@@ -84,12 +86,12 @@ class ReplicaTowers(Component):
             return tuple(self._concat(*[output[position] for output in outputs]) for position in range(len(first)))
         return self._concat(*outputs)
 
-    def _shards(self, value: Any) -> tuple:
+    def _shards(self, value: Tensor) -> tuple:
         shards = self._split(value)
         return shards if self.num_towers > 1 else (shards,)
 
     @graph_fn(returns=lambda self: self.num_towers, output_spaces=lambda self, space: _shard_spaces(self, space))  # noqa: PLW0108 (defined below)
-    def _split(self, value: Any) -> Any:
+    def _split(self, value: Nested[Tensor]) -> Nested[Tensor]:
         container = nest.is_container(value)
         rows = self.ops.dim(nest.leaves(value)[0] if container else value, 0)
         if isinstance(rows, int) and rows < self.num_towers:
@@ -131,7 +133,7 @@ class ReplicaTowers(Component):
         return self._pairs
 
     @graph_fn(output_spaces=lambda self, *spaces: _merged_space(self, spaces))
-    def _concat(self, *parts: Any) -> Any:
+    def _concat(self, *parts: Tensor) -> Tensor:
         if len(parts) == 1:
             return parts[0]
         return nest.map_structure(lambda *leaves: self.ops.concat(list(leaves), 0), *parts)
@@ -144,7 +146,7 @@ def _replica_of(component: Component) -> Component:
     return replica
 
 
-def _shard_spaces(towers: ReplicaTowers, space: Space) -> Any:
+def _shard_spaces(towers: ReplicaTowers, space: Space) -> Space | tuple[Space, ...]:
     for key, leaf in space.flatten().items():
         if not leaf.has_batch_rank or (leaf.has_time_rank and leaf.time_major):
             raise SpaceError("inputs of replicated calls are split over the towers along a leading batch axis",
