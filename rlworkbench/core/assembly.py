@@ -97,7 +97,7 @@ def root_params(spec: ApiSpec, var_arg_arity: dict[str, int], optional_given: se
     return params
 
 
-def _as_call(spec: ApiSpec, inputs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+def _as_call(spec: ApiSpec, inputs: dict[str, object]) -> tuple[list[Any], dict[str, Any]]:
     """Positional and keyword arguments for ``spec`` from values by parameter name (``*args`` as ``name[i]``)."""
     args, kwargs = [], {}
     positional = [p for p in spec.params if p not in spec.keyword_only]
@@ -112,7 +112,7 @@ def _as_call(spec: ApiSpec, inputs: dict[str, Any]) -> tuple[list[Any], dict[str
     return args, kwargs
 
 
-def record_api_call(component: Component, spec: ApiSpec, *args: Any, **kwargs: Any) -> Any:
+def record_api_call(component: Component, spec: ApiSpec, *args: object, **kwargs: object) -> Any:
     run = _active()
     if run is None:  # another thread's handler reached us: never the case for a built tree
         raise BuildError("this component is not built: build it (ComponentTest, build(...), an agent) before "
@@ -149,7 +149,7 @@ def record_api_call(component: Component, spec: ApiSpec, *args: Any, **kwargs: A
     return call.outputs
 
 
-def _named_inputs(spec: ApiSpec, arguments: dict[str, Any]) -> dict[str, Any]:
+def _named_inputs(spec: ApiSpec, arguments: dict[str, object]) -> dict[str, object]:
     inputs = {param: arguments[param] for param in spec.params if param not in spec.keyword_only}
     if spec.var_param:
         for index, value in enumerate(arguments.get(spec.var_param, ())):
@@ -158,7 +158,7 @@ def _named_inputs(spec: ApiSpec, arguments: dict[str, Any]) -> dict[str, Any]:
     return inputs
 
 
-def _check_routable(value: Any, component: Component, api_name: str, param: str) -> None:
+def _check_routable(value: object, component: Component, api_name: str, param: str) -> None:
     if isinstance(value, Record) or not nest.is_container(value):
         return
     if any(isinstance(leaf, Record) for leaf in nest.leaves(value)):
@@ -166,7 +166,7 @@ def _check_routable(value: Any, component: Component, api_name: str, param: str)
                          component=component.path, api_method=api_name, argument=param)
 
 
-def record_graph_fn_call(component: Component, spec: GraphFnSpec, *args: Any, **kwargs: Any) -> Any:
+def record_graph_fn_call(component: Component, spec: GraphFnSpec, *args: object, **kwargs: object) -> Any:
     run = _active()
     if run is None:
         raise BuildError("graph functions run only inside a built graph", component=component.path,

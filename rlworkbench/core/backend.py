@@ -97,12 +97,12 @@ class Backend(abc.ABC):
         graph functions for real; ``None`` where nothing runs during a build (the default)."""
         return None
 
-    def clear_gradients(self, variables: list[Any]) -> None:  # noqa: B027 - an optional hook
+    def clear_gradients(self, variables: list[object]) -> None:  # noqa: B027 - an optional hook
         """Drops gradients the build's sample passes left on ``variables`` (backends that keep them on variables)."""
 
     @abc.abstractmethod
-    def infer_output_spaces(self, component: Component, call: GraphFnCall, fn: Callable[..., Any],
-                            samples: dict[int, Any]) -> list[Space]:
+    def infer_output_spaces(self, component: Component, call: GraphFnCall, fn: Callable[..., object],
+                            samples: dict[int, object]) -> list[Space]:
         """Runs (or traces) a graph function on its input spaces and returns the exact spaces of its outputs
         (see :mod:`rlworkbench.core.space_inference`).
 
@@ -117,7 +117,7 @@ class Backend(abc.ABC):
         component, wrapped only as the backend must (devices, container options, name scopes)."""
 
     @abc.abstractmethod
-    def make_executor(self, graph: ComponentGraph, **options: Any) -> Executor:
+    def make_executor(self, graph: ComponentGraph, **options: object) -> Executor:
         """The executor for the root (the built calls are bound by then: :func:`bind_built_calls`)."""
 
 

@@ -47,9 +47,9 @@ class OutputSpaceOf:
     add_time_rank: bool = False
 
 
-def build(root: Component, input_spaces: Mapping[str, Any], backend: str | Backend | None = None,
+def build(root: Component, input_spaces: Mapping[str, object], backend: str | Backend | None = None,
           device_map: Mapping[str, str] | None = None, seed: int | None = None,
-          api_methods: Iterable[str] | None = None, executor_options: Mapping[str, Any] | None = None) -> Executor:
+          api_methods: Iterable[str] | None = None, executor_options: Mapping[str, object] | None = None) -> Executor:
     """Assembles and builds ``root``; returns its executor.
 
     ``input_spaces`` maps the root's API parameter names to spaces (rlworkbench or Gymnasium spaces; a list of
@@ -79,16 +79,16 @@ def build(root: Component, input_spaces: Mapping[str, Any], backend: str | Backe
     return executor
 
 
-def assemble_for(root: Component, input_spaces: Mapping[str, Any]) -> ComponentGraph:
+def assemble_for(root: Component, input_spaces: Mapping[str, object]) -> ComponentGraph:
     """The component graph ``build(root, input_spaces)`` would assemble (all root API methods), without building:
     for code that reshapes a composition before its build (a device strategy)."""
     spaces, arity = _expand_var_args(root, input_spaces)
     return assemble(root, None, arity, optional_given=spaces)
 
 
-def _expand_var_args(root: Component, input_spaces: Mapping[str, Any],
+def _expand_var_args(root: Component, input_spaces: Mapping[str, object],
                      ) -> tuple[dict[str, Space | OutputSpaceOf], dict[str, int]]:
-    spaces: dict[str, Any] = {}
+    spaces: dict[str, object] = {}
     arity: dict[str, int] = {}
     for key, value in input_spaces.items():
         if isinstance(value, (list, tuple)) and not isinstance(value, Space):
@@ -179,7 +179,7 @@ class _Build:
         self.devices = devices
         self.seed = seed
         self.restorer = _Restorer(backend)
-        self.samples: dict[int, Any] = {}
+        self.samples: dict[int, object] = {}
 
     def run(self, spaces: dict[str, Space | OutputSpaceOf]) -> None:
         graph, root = self.graph, self.graph.root
@@ -217,7 +217,7 @@ class _Build:
         return chosen
 
     # ----- propagation ---------------------------------------------------------------------------------------
-    def _propagate(self, samples: dict[int, Any]) -> None:
+    def _propagate(self, samples: dict[int, object]) -> None:
         """Creates variables and runs graph functions as spaces arrive, until done or stuck."""
         self.samples = samples
         graph = self.graph

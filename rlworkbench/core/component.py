@@ -42,7 +42,7 @@ class Component:
     api_methods: ClassVar[dict[str, ApiSpec]] = {}  # filled per class by __init_subclass__
     graph_fns: ClassVar[dict[str, GraphFnSpec]] = {}
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         apis: dict[str, ApiSpec] = {}
         fns: dict[str, GraphFnSpec] = {}
@@ -223,10 +223,10 @@ class Component:
     #: variables are not the owner's weights (not in ``variables()``/``get_weights()`` of a component above it).
     holds_replicas: ClassVar[bool] = False
 
-    def variables(self, trainable_only: bool = False) -> dict[str, Any]:
+    def variables(self, trainable_only: bool = False) -> dict[str, object]:
         """This component's and its sub-components' variables, by name relative to this component (without
         replicas kept below it: :attr:`holds_replicas`)."""
-        found: dict[str, Any] = {}
+        found: dict[str, object] = {}
         for component in self.walk(skip=lambda c: c.holds_replicas and c is not self):
             prefix = component.relative_path(self)
             for name, variable in component._variables.items():
@@ -239,7 +239,7 @@ class Component:
         backend = self._require_built("get_weights")
         return {name: backend.read(v) for name, v in self.variables(trainable_only).items()}
 
-    def set_weights(self, weights: Mapping[str, Any], strict: bool = True) -> None:
+    def set_weights(self, weights: Mapping[str, object], strict: bool = True) -> None:
         """Assigns values by scoped name; checks every name, shape and dtype first, so nothing half-happens."""
         backend = self._require_built("set_weights")
         variables = self.variables()
@@ -274,10 +274,11 @@ class Component:
         """Forgets everything a build attached (variables, spaces, the bound calls)."""
         self._built_calls: dict[Declared, Callable[..., Any]] = {}  # what the build bound (see core.decorators)
         self.backend: Backend | None = None
-        self.ops: Ops | None = None
+        # set by the build (core.builder) before any graph function runs, and graph functions are its only users
+        self.ops: Ops = None  # type: ignore[assignment]
         self.input_spaces: dict[str, Space] = {}
         self.resolved_device: str | None = None
-        self._variables: dict[str, Any] = {}
+        self._variables: dict[str, object] = {}
         self._variable_inits: dict[str, tuple[Any, tuple[int, ...], Any]] = {}
         self._trainable: dict[str, bool] = {}
         self._generators: dict[str, tuple[Any, int]] = {}
@@ -286,7 +287,7 @@ class Component:
 
     def copy(self, name: str | None = None, device: str | None = None) -> Component:
         """An unbuilt deep copy (sub-components included), e.g. for a replica on another device."""
-        memo: dict[int, Any] = {id(self.parent): None}
+        memo: dict[int, object] = {id(self.parent): None}
         for component in self.walk():
             memo.update({id(v): None for v in component._variables.values()})
             memo.update({id(g): None for g, _ in component._generators.values()})

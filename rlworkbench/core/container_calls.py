@@ -14,7 +14,7 @@ from rlworkbench.core.decorators import GraphFnSpec
 from rlworkbench.errors import SpaceError
 
 
-def with_container_options(spec: GraphFnSpec, body: Callable[..., Any]) -> Callable[..., Any]:
+def with_container_options(spec: GraphFnSpec, body: Callable[..., object]) -> Callable[..., Any]:
     """``body`` wrapped according to the spec's ``flatten`` / ``split`` / ``pass_key`` options."""
     if spec.split:
         return _split_calls(spec, body)
@@ -23,8 +23,8 @@ def with_container_options(spec: GraphFnSpec, body: Callable[..., Any]) -> Calla
     return body
 
 
-def _flattened_call(spec: GraphFnSpec, body: Callable[..., Any]) -> Callable[..., Any]:
-    def call(component: Any, *args: Any, **kwargs: Any) -> Any:
+def _flattened_call(spec: GraphFnSpec, body: Callable[..., object]) -> Callable[..., Any]:
+    def call(component: Any, *args: object, **kwargs: object) -> Any:
         template = next((a for a in args if nest.is_container(a)), None)
         flat_args = [nest.flatten(a) if nest.is_container(a) else a for a in args]
         result = body(component, *flat_args, **kwargs)
@@ -40,15 +40,15 @@ def _flattened_call(spec: GraphFnSpec, body: Callable[..., Any]) -> Callable[...
     return call
 
 
-def _split_calls(spec: GraphFnSpec, body: Callable[..., Any]) -> Callable[..., Any]:
-    def call(component: Any, *args: Any, **kwargs: Any) -> Any:
+def _split_calls(spec: GraphFnSpec, body: Callable[..., object]) -> Callable[..., Any]:
+    def call(component: Any, *args: object, **kwargs: object) -> Any:
         positions = [i for i, a in enumerate(args) if nest.is_container(a)]
         if not positions:
             return body(component, "", *args, **kwargs) if spec.pass_key else body(component, *args, **kwargs)
         template = args[positions[0]]
         flats = [nest.flatten(args[i]) for i in positions]
         count = spec.num_returns(component)
-        outputs: list[dict[str, Any]] = [{} for _ in range(count)]
+        outputs: list[dict[str, object]] = [{} for _ in range(count)]
         for key in flats[0]:
             leaf_args = list(args)
             for position, flat in zip(positions, flats):

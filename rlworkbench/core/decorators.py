@@ -94,7 +94,7 @@ class Declared:
 
     kind = ""  # "api" or "graph_fn"
 
-    def __init__(self, fn: Callable[..., Any], spec: ApiSpec | GraphFnSpec):
+    def __init__(self, fn: Callable[..., object], spec: ApiSpec | GraphFnSpec):
         self.fn, self.spec, self.name = fn, spec, spec.name
         functools.update_wrapper(self, fn)
 
@@ -119,7 +119,7 @@ class Declared:
         what, where = (("API methods", {"api_method": self.name}) if self.kind == "api"
                        else ("graph functions", {"graph_fn": self.name}))
 
-        def not_built(*args: Any, **kwargs: Any) -> Any:
+        def not_built(*args: object, **kwargs: object) -> Any:
             raise BuildError(f"this component is not built: build it (ComponentTest, build(...), an agent) before "
                              f"calling its {what}", component=component.path, **where)
 
@@ -138,7 +138,7 @@ class GraphFunction(Declared):
     def variant(self, backend_name: str) -> Callable[[Callable[..., Any]], GraphFunction]:
         """``@name.variant("tf")`` adds a body for one backend, where the maths truly differs."""
 
-        def register(body: Callable[..., Any]) -> GraphFunction:
+        def register(body: Callable[..., object]) -> GraphFunction:
             self.spec.variants[backend_name] = body
             return self
 
@@ -159,7 +159,7 @@ class ApiMethod(Declared):
         if self._graph_function is None:
             raise TypeError(f"API method '{self.name}' is no graph function: only graph functions have variants")
 
-        def register(body: Callable[..., Any]) -> ApiMethod:
+        def register(body: Callable[..., object]) -> ApiMethod:
             self._graph_function.variant(backend_name)(body)
             return self
 
@@ -217,7 +217,7 @@ def graph_fn(
     ``@name.variant("tf")`` adds a backend-specific body where the maths truly differs.
     """
 
-    def decorate(function: Callable[..., Any]) -> GraphFunction:
+    def decorate(function: Callable[..., object]) -> GraphFunction:
         spec = GraphFnSpec(function.__name__, function, returns, flatten, split or pass_key, pass_key,
                            requires_grad, output_spaces)
         return GraphFunction(function, spec)

@@ -52,7 +52,7 @@ class Executor(abc.ABC):
         """A function taking the API method's arguments (NumPy or tensors), returning its outputs."""
 
     # ----- running ----------------------------------------------------------------------------------------------
-    def execute(self, *calls: Any, as_numpy: bool = True, **kwargs: Any) -> Any:
+    def execute(self, *calls: object, as_numpy: bool = True, **kwargs: object) -> Any:
         """``execute("api", *args, **kwargs)`` runs one root API method (keyword-only inputs by name);
         ``execute(("a", args), ("b", args))`` runs several and returns their outputs as a list (``args``: a list for
         several parameters, else the one value, which may be a tuple for a Tuple space — as in
@@ -69,7 +69,8 @@ class Executor(abc.ABC):
         """Several root API calls; backends that can fuse them into one graph call override this."""
         return [self.execute(name, *args, as_numpy=as_numpy, **kwargs) for name, args, kwargs in calls]
 
-    def call(self, component: Component | str, api_name: str, *args: Any, as_numpy: bool = True, **kwargs: Any) -> Any:
+    def call(self, component: Component | str, api_name: str, *args: object, as_numpy: bool = True,
+             **kwargs: object) -> Any:
         """Runs an API method of any built sub-component (a sub-graph), with the spaces it was built with."""
         target = component if not isinstance(component, str) else self._component(component)
         key = (target.path, api_name, as_numpy)
@@ -90,7 +91,7 @@ class Executor(abc.ABC):
     def get_weights(self, trainable_only: bool = False) -> dict[str, np.ndarray]:
         return self.root.get_weights(trainable_only)
 
-    def set_weights(self, weights: dict[str, Any], strict: bool = True) -> None:
+    def set_weights(self, weights: dict[str, object], strict: bool = True) -> None:
         self.root.set_weights(weights, strict)
 
     def summary(self) -> str:
@@ -101,7 +102,7 @@ class Executor(abc.ABC):
 
     def export(self, api_methods: str | Sequence[str], path: str | Path, format: str | None = None, *,
                input_names: Sequence[str] | None = None, output_name: str = "outputs",
-               metadata: Mapping[str, Any] | None = None) -> Path:
+               metadata: Mapping[str, object] | None = None) -> Path:
         """Writes a root API method — or a chain of them, each one's output the next one's only input — as a
         standalone model at ``path`` in ``format`` (one of :attr:`export_formats`; ``None``: the first), plus a
         JSON sidecar ``<path>.json`` with the format and the input and output spaces. Returns ``path``.
@@ -160,7 +161,7 @@ class Executor(abc.ABC):
     backend_tensor_type: type | tuple[type, ...] = ()
 
 
-def _identity(value: Any) -> Any:
+def _identity(value: object) -> Any:
     return value
 
 
@@ -182,7 +183,7 @@ class EntryArguments:
         self.plain = not self.keyword_only and not self.recorded  # every input a record, none by name
         self.where = {"component": component.path, "api_method": spec.name}
 
-    def values(self, args: tuple, kwargs: dict[str, Any]) -> list[Any]:
+    def values(self, args: tuple, kwargs: dict[str, object]) -> list[Any]:
         """One value per input, in :attr:`names` order."""
         if len(args) > len(self.positional):
             raise SpaceError(f"wrong number of arguments: it takes {self.positional} positionally"
@@ -217,7 +218,7 @@ def input_converter(space: Space, to_backend: Callable[[np.ndarray, Space], Any]
     core, extra, kinds, dtype = space.shape, space.num_extra_ranks, space.dtype_kinds, space.dtype
     rank = len(core) + extra
 
-    def convert(value: Any) -> Any:
+    def convert(value: object) -> Any:
         if not isinstance(value, np.ndarray):
             if isinstance(value, tensor_type):
                 return value
@@ -250,7 +251,7 @@ def _container_converter(space: ContainerSpace, to_backend: Callable[[np.ndarray
                 for key, child in space.children()}
     is_tuple = not hasattr(space, "keys")
 
-    def convert(value: Any) -> Any:
+    def convert(value: object) -> Any:
         try:
             if is_tuple:
                 if len(value) != len(children):
@@ -284,7 +285,7 @@ class ApiNamespace:
             raise AttributeError(name)
         numpy_entry, tensor_entry = executor._root_entries[True][name], executor._root_entries[False][name]
 
-        def call(*args: Any, as_numpy: bool = True, **kwargs: Any) -> Any:
+        def call(*args: object, as_numpy: bool = True, **kwargs: object) -> Any:
             return (numpy_entry if as_numpy else tensor_entry)(*args, **kwargs)
 
         call.__name__ = call.__qualname__ = name

@@ -138,7 +138,7 @@ class ExportPlan:
                 raise ConfigError("exported tensor names collide", expected="distinct names", got=seen, **where)
 
     # ----- running the chain ------------------------------------------------------------------------------------
-    def __call__(self, *flat_inputs: Any) -> list[Any]:
+    def __call__(self, *flat_inputs: object) -> list[Any]:
         """The chained API methods on backend tensors (one per input leaf): a list, one per output leaf."""
         supplied = iter(flat_inputs)
         args = []
@@ -167,7 +167,7 @@ class ExportPlan:
         return values
 
     # ----- describing it ------------------------------------------------------------------------------------------
-    def describe(self, format: str, backend: str, path: Path, metadata: Mapping[str, Any] | None = None,
+    def describe(self, format: str, backend: str, path: Path, metadata: Mapping[str, object] | None = None,
                  ) -> dict[str, Any]:
         return {"rlworkbench_export": SIDECAR_VERSION, "rlworkbench_version": _package_version(), "format": format,
                 "backend": backend, "model": path.name, "api_methods": list(self.api_methods),
@@ -176,7 +176,7 @@ class ExportPlan:
                 "output_space": nest.map_structure(space_to_json, self.output_space),
                 "metadata": dict(metadata or {})}
 
-    def write_sidecar(self, format: str, backend: str, path: Path, metadata: Mapping[str, Any] | None = None,
+    def write_sidecar(self, format: str, backend: str, path: Path, metadata: Mapping[str, object] | None = None,
                       ) -> Path:
         target = sidecar_path(path)
         text = json.dumps(self.describe(format, backend, path, metadata), indent=2, allow_nan=False)
@@ -230,7 +230,7 @@ def _space_leaves(structure: Any, prefix: str) -> list[tuple[str, BoxSpace]]:
     return []
 
 
-def _value_leaves(structure: Any, value: Any) -> list[Any]:
+def _value_leaves(structure: Any, value: object) -> list[Any]:
     """The leaves of an output value, in the order of :func:`_space_leaves`."""
     if isinstance(structure, Space):
         return list(structure.flatten(value).values())
@@ -262,7 +262,7 @@ def _json_array(array: np.ndarray) -> Any:
     return _json_number(array.item()) if array.ndim == 0 else [_json_array(row) for row in array]
 
 
-def _json_number(value: Any) -> Any:
+def _json_number(value: object) -> Any:
     value = float(value)
     if np.isfinite(value):
         return int(value) if value.is_integer() and abs(value) < 2**53 else value

@@ -45,7 +45,7 @@ class ApiCall:
     component: Component
     spec: ApiSpec
     caller: ApiCall | None
-    inputs: dict[str, Any]  # parameter name -> Record or constant
+    inputs: dict[str, object]  # parameter name -> Record or constant
     outputs: Any = None  # whatever the method returned: records, tuples/dicts of records, None
     id: int = field(default_factory=lambda: next(_ids))
 
@@ -70,8 +70,8 @@ class GraphFnCall:
     component: Component
     spec: GraphFnSpec
     api_call: ApiCall
-    args: tuple[Any, ...]  # Records or constants, positionally
-    kwargs: dict[str, Any]
+    args: tuple[object, ...]  # Records or constants, positionally
+    kwargs: dict[str, object]
     outputs: list[Record] = field(default_factory=list)
     done: bool = False
     id: int = field(default_factory=lambda: next(_ids))

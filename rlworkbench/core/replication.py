@@ -80,17 +80,17 @@ def positional_inputs(component: Component, spec: ApiSpec, args: tuple, kwargs: 
     return [bound.arguments[param] for param in spec.params]
 
 
-def call_with_inputs(method: Callable[..., Any], spec: ApiSpec, inputs: tuple) -> Any:
+def call_with_inputs(method: Callable[..., object], spec: ApiSpec, inputs: tuple) -> Any:
     """Calls ``method`` with inputs listed by :func:`positional_inputs` (keyword-only ones by name)."""
     split = len(spec.params) - len(spec.keyword_only)
     return method(*inputs[:split], **dict(zip(spec.keyword_only, inputs[split:])))
 
 
-def dispatching(bound: Callable[..., Any], component: Component, spec: ApiSpec) -> Callable[..., Any]:
+def dispatching(bound: Callable[..., object], component: Component, spec: ApiSpec) -> Callable[..., Any]:
     """A replicated component's built API method: to its towers inside a learning method, else itself."""
     towers = replicas_of(component)
 
-    def dispatch(*args: Any, **kwargs: Any) -> Any:
+    def dispatch(*args: object, **kwargs: object) -> Any:
         if getattr(_local, "on", False):
             return towers.forward(component.name, spec.name, *positional_inputs(component, spec, args, kwargs))
         return bound(*args, **kwargs)
@@ -98,10 +98,10 @@ def dispatching(bound: Callable[..., Any], component: Component, spec: ApiSpec) 
     return dispatch
 
 
-def marking_learning(bound: Callable[..., Any]) -> Callable[..., Any]:
+def marking_learning(bound: Callable[..., object]) -> Callable[..., Any]:
     """A learning root API method as built: the thread is marked as learning while it runs."""
 
-    def learn(*args: Any, **kwargs: Any) -> Any:
+    def learn(*args: object, **kwargs: object) -> Any:
         before = getattr(_local, "on", False)
         _local.on = True
         try:

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from rlworkbench.core.records import GraphFnCall
 
 
-def spaces_of_sample_passes(component: Component, call: GraphFnCall, fn: Callable[..., Any],
+def spaces_of_sample_passes(component: Component, call: GraphFnCall, fn: Callable[..., object],
                             samples: dict[int, tuple[Any, Any]], sample_of: Callable[[Space, int], Any],
                             shape_and_dtype: Callable[[Any, dict[str, Any]], tuple[tuple[int, ...], np.dtype]]
                             ) -> list[Space]:
@@ -42,12 +42,12 @@ def spaces_of_sample_passes(component: Component, call: GraphFnCall, fn: Callabl
     nobody produced are made with ``sample_of(space, sample_pass)``). ``fn`` runs once where every input is the
     same in both passes. ``shape_and_dtype(value, where)`` reads an output leaf's shape and dtype (the backend's
     tensors; ``where`` locates an error); :func:`space_of_two_passes` makes the space of the two."""
-    def space_of_pair(value_a: Any, value_b: Any, key_path: str, where: dict[str, Any]) -> Space:
+    def space_of_pair(value_a: Any, value_b: Any, key_path: str, where: dict[str, object]) -> Space:
         where = {**where, "key_path": key_path or None}
         (shape_a, dtype), (shape_b, _) = shape_and_dtype(value_a, where), shape_and_dtype(value_b, where)
         return space_of_two_passes(tuple(shape_a), tuple(shape_b), dtype, where)
 
-    def values_of(arg: Any) -> tuple[Any, Any]:
+    def values_of(arg: object) -> tuple[Any, Any]:
         if not isinstance(arg, Record):
             return arg, arg
         if arg.id not in samples:  # a root input, or made by a graph function with declared output spaces
@@ -72,7 +72,7 @@ def spaces_of_sample_passes(component: Component, call: GraphFnCall, fn: Callabl
             for index, (a, b) in enumerate(pairs)]
 
 
-def as_results(result: Any) -> list[Any]:
+def as_results(result: object) -> list[Any]:
     """The values a graph function declared to return several (or no) values gave back, as a list."""
     if isinstance(result, (tuple, list)):
         return list(result)
@@ -100,7 +100,8 @@ def has_extra_ranks(space: Space) -> bool:
     return any(leaf.has_batch_rank or leaf.has_time_rank for leaf in space.flatten().values())
 
 
-def ranks_of_two_passes(shape_a: tuple[int, ...], shape_b: tuple[int, ...], where: dict[str, Any]) -> tuple[Ranks, int]:
+def ranks_of_two_passes(shape_a: tuple[int, ...], shape_b: tuple[int, ...], where: dict[str, object],
+                        ) -> tuple[Ranks, int]:
     """``(ranks, count)``: the batch/time ranks an output leaf has, read off its shapes in the two passes, and how
     many leading dimensions they take. Raises a BuildError (with ``where``) if the shapes do not say."""
     (batch_a, time_a), (batch_b, time_b) = SAMPLE_SIZES
@@ -144,7 +145,7 @@ def leaf_space(shape: tuple[int, ...], dtype: np.dtype) -> Space:
 
 
 def space_of_two_passes(shape_a: tuple[int, ...], shape_b: tuple[int, ...], dtype: np.dtype,
-                        where: dict[str, Any]) -> Space:
+                        where: dict[str, object]) -> Space:
     """The space of one output leaf from its shapes in the two passes (see the module docstring)."""
     ranks, count = ranks_of_two_passes(tuple(shape_a), tuple(shape_b), where)
     return leaf_space(tuple(shape_a[count:]), dtype)._with_ranks(*ranks)
