@@ -15,6 +15,7 @@ from rlworkbench.components.preprocessing.preprocessor_stack import Preprocessor
 from rlworkbench.components.registry import from_spec, registered
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError
 from rlworkbench.spaces import Space
 
@@ -28,19 +29,19 @@ class ActorCriticRoot(PolicyActingRoot):
     value_network: Component | None
 
     @api
-    def get_state_values(self, preprocessed_states: Any) -> Any:
+    def get_state_values(self, preprocessed_states: Tensor) -> Tensor:
         """``V(states)``: from the policy's value head, or from the separate value network."""
         if self.value_network is None:
             return self.policy.get_state_values(preprocessed_states)
         return self._squeeze(self.value_network.apply(preprocessed_states))
 
     @api
-    def evaluate(self, preprocessed_states: Any, actions: Any) -> Any:
+    def evaluate(self, preprocessed_states: Tensor, actions: Tensor) -> tuple[Tensor, Tensor]:
         """``(log_probs, values)`` of actions taken in states under the current policy."""
         log_probs, _, values = self._evaluate_all(preprocessed_states, actions)
         return log_probs, values
 
-    def _evaluate_all(self, states: Any, actions: Any) -> tuple[Any, Any, Any]:
+    def _evaluate_all(self, states: Tensor, actions: Tensor) -> tuple[Any, Any, Any]:
         """``(log_probs, entropies, values)`` with one pass of the policy network (a helper, not an API method)."""
         if self.value_network is None:  # a value head on the policy's network
             log_probs, entropies, values = self.policy.get_log_probs_entropy_and_values(states, actions)
@@ -50,11 +51,11 @@ class ActorCriticRoot(PolicyActingRoot):
         return self._joint(log_probs), self._joint(entropies), values
 
     @graph_fn
-    def _squeeze(self, values: Any) -> Any:
+    def _squeeze(self, values: Tensor) -> Tensor:
         return self.ops.squeeze(values, -1)
 
     @graph_fn(flatten=True)
-    def _joint(self, per_leaf: Any) -> Any:
+    def _joint(self, per_leaf: Any) -> Tensor:
         """The sum over the leaves of a container action (a single action's value as it is)."""
         values = list(per_leaf.values()) if isinstance(per_leaf, dict) else [per_leaf]
         return values[0] if len(values) == 1 else self.ops.reduce_sum(self.ops.stack(values, -1), -1)

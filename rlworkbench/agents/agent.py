@@ -29,6 +29,7 @@ from rlworkbench.agents.checkpoint import read_checkpoint, write_checkpoint
 from rlworkbench.agents.config import load_config, validate_config
 from rlworkbench.agents.input_checks import check_rows, finite_per_row, terminals_of
 from rlworkbench.agents.preprocessed_states import PreprocessedStates
+from rlworkbench.agents.protocols import Arrays
 from rlworkbench.agents.random_streams import is_stream, new_stream, reseed_generators
 from rlworkbench.agents.registry import agent_class
 from rlworkbench.agents.transitions import EpisodeTracker
@@ -186,16 +187,16 @@ class Agent(abc.ABC):
         """Runs once the executor exists (e.g. to copy the online weights into a target network)."""
 
     @abc.abstractmethod
-    def _act(self, states: Any, explore: bool) -> tuple[Any, Any]:
+    def _act(self, states: Arrays, explore: bool) -> tuple[Arrays, Arrays]:
         """``(actions, preprocessed_states)`` for a batch of raw states (one call of the root)."""
 
     @abc.abstractmethod
-    def _act_preprocessed(self, preprocessed_states: Any, explore: bool) -> Any:
+    def _act_preprocessed(self, preprocessed_states: Arrays, explore: bool) -> Arrays:
         """Actions for a batch of states preprocessed already."""
 
     @abc.abstractmethod
-    def _observe(self, env_ids: list[Any], starts: np.ndarray, preprocessed_states: Any, actions: Any,
-                 rewards: np.ndarray, terminals: np.ndarray, next_states: Any) -> Any:
+    def _observe(self, env_ids: list[Any], starts: np.ndarray, preprocessed_states: Arrays, actions: Arrays,
+                 rewards: np.ndarray, terminals: np.ndarray, next_states: Arrays) -> Any:
         """Takes a batch of transitions (``starts`` marks rows that begin a new trajectory): states preprocessed,
         next states raw. Returns the preprocessed next states where it made them (else None)."""
 
@@ -215,7 +216,7 @@ class Agent(abc.ABC):
         """Restores what :meth:`extra_state` returned."""
 
     # ----- acting and observing ------------------------------------------------------------------------------
-    def get_actions(self, states: Any, explore: bool = True, preprocess: bool = True) -> Any:
+    def get_actions(self, states: Arrays, explore: bool = True, preprocess: bool = True) -> Arrays:
         """Actions for a batch of states (one per env), or one action for one unbatched state. ``explore=False``
         acts greedily; ``preprocess=False`` takes states that went through :meth:`preprocess` already."""
         self._require_built("get_actions")
@@ -233,29 +234,29 @@ class Agent(abc.ABC):
                 self.preprocessed_states.remember("acted", states, known)
         return nest.map_structure(lambda leaf: leaf[0], actions) if single else actions
 
-    def preprocess(self, states: Any) -> Any:
+    def preprocess(self, states: Arrays) -> Arrays:
         """A batch of states through the agent's preprocessor stack (as they are when it has none)."""
         self._require_built("preprocess")
         return states if self.preprocessor is None else self.api.preprocess(states)
 
-    def preprocessed(self, states: Any) -> Any:
+    def preprocessed(self, states: Arrays) -> Arrays:
         """``states`` preprocessed, reusing the form that acting or observing just computed for equal states (one
         call to the preprocessor stack otherwise): for code that records transitions beside the agent."""
         known = self._known_preprocessed(states)
         return known if known is not None else self.preprocess(states)
 
-    def remember_preprocessed(self, states: Any, preprocessed: Any) -> None:
+    def remember_preprocessed(self, states: Arrays, preprocessed: Arrays) -> None:
         """Keeps ``preprocessed`` as the form of ``states`` (the next acting step's states, most often), so that
         acting on equal states reuses it instead of preprocessing again."""
         if self.preprocessor is not None:
             self.preprocessed_states.remember("next", states, preprocessed)
 
-    def _known_preprocessed(self, states: Any) -> Any | None:
+    def _known_preprocessed(self, states: Arrays) -> Any | None:
         """The preprocessed form of ``states`` without a call: the states themselves when there is no preprocessor,
         else what acting or observing just computed for equal states (None if neither did)."""
         return states if self.preprocessor is None else self.preprocessed_states.lookup(states)
 
-    def observe(self, states: Any, actions: Any, rewards: Any, terminals: Any, next_states: Any,
+    def observe(self, states: Arrays, actions: Arrays, rewards: Arrays, terminals: Arrays, next_states: Arrays,
                 env_id: int | Sequence[int] | None = None) -> None:
         """Takes one transition per environment (rows of a batch; or one unbatched transition).
 

@@ -34,7 +34,7 @@ MANIFEST = "agent.json"
 WEIGHTS_NAME = re.compile(r"weights-[0-9a-f]{16}\.npz")
 
 
-def write_checkpoint(directory: str | Path, arrays: Mapping[str, np.ndarray], state: Mapping[str, Any]) -> Path:
+def write_checkpoint(directory: str | Path, arrays: Mapping[str, np.ndarray], state: Mapping[str, object]) -> Path:
     """Writes ``arrays`` (name → array) and the JSON-able ``state`` into ``directory``; returns the directory."""
     directory = Path(directory)
     try:
@@ -44,7 +44,7 @@ def write_checkpoint(directory: str | Path, arrays: Mapping[str, np.ndarray], st
                               expected="a writable directory", got=str(directory)) from None
 
 
-def _write(directory: Path, arrays: Mapping[str, np.ndarray], state: Mapping[str, Any]) -> Path:
+def _write(directory: Path, arrays: Mapping[str, np.ndarray], state: Mapping[str, object]) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     weights_name = f"weights-{uuid.uuid4().hex[:16]}.npz"
     manifest = {"format": FORMAT_VERSION, **state, "weights_file": weights_name,
@@ -136,7 +136,7 @@ def read_checkpoint(directory: str | Path) -> tuple[dict[str, np.ndarray], dict[
     return arrays, state
 
 
-def _check_manifest(state: dict[str, Any]) -> None:
+def _check_manifest(state: dict[str, object]) -> None:
     """The manifest's structure: a plain weights file name, digests, variables and counters of the right kinds."""
     name = state.get("weights_file")
     if not isinstance(name, str) or not WEIGHTS_NAME.fullmatch(name):
@@ -162,11 +162,11 @@ def _check_manifest(state: dict[str, Any]) -> None:
                               expected="{name: int >= 0}", got=repr(counters)[:120])
 
 
-def _natural(value: Any) -> bool:
+def _natural(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def _manifest_digest(manifest: Mapping[str, Any]) -> str:
+def _manifest_digest(manifest: Mapping[str, object]) -> str:
     body = {key: value for key, value in manifest.items() if key != "checksum"}
     return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()
 

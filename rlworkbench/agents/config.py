@@ -74,7 +74,7 @@ def load_config(path_or_dict: str | Path | Mapping[str, Any]) -> dict[str, Any]:
 MAX_DEPTH = 32  #: levels of nesting a config may have (the deepest shipped one has 5)
 
 
-def check_plain_json(value: Any, path: str = "", depth: int = 0) -> None:
+def check_plain_json(value: object, path: str = "", depth: int = 0) -> None:
     """A ConfigError naming the key path unless ``value`` is plain JSON: string keys, finite numbers, at most
     :data:`MAX_DEPTH` levels deep. (NaN and infinity pass every schema bound: they are refused here, once.)"""
     if depth > MAX_DEPTH:
@@ -98,7 +98,7 @@ def _no_constant(name: str) -> Any:
     raise ConfigError(f"{name} is not a number a config may hold", expected="a finite number", got=name)
 
 
-def config_name(source: str | Path | Mapping[str, Any], config: Mapping[str, Any]) -> str:
+def config_name(source: str | Path | Mapping[str, Any], config: Mapping[str, object]) -> str:
     """A name for a config, for run directories: a file's stem or a shipped config's name; for a dict its
     ``name`` key, else its ``type``."""
     if isinstance(source, Mapping):
@@ -121,7 +121,7 @@ def builtin_config(name: str) -> dict[str, Any]:
 
 
 # ----- merging defaults ---------------------------------------------------------------------------------------
-def merge_defaults(defaults: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
+def merge_defaults(defaults: Mapping[str, object], config: Mapping[str, object]) -> dict[str, Any]:
     """``config`` over ``defaults``, section by section. A section that is a component spec (it has a ``type``)
     is merged only when the config names the same type or none; another type replaces it whole."""
     merged = copy.deepcopy(dict(defaults))
@@ -137,7 +137,7 @@ def merge_defaults(defaults: Mapping[str, Any], config: Mapping[str, Any]) -> di
 
 # ----- component specs inside a schema -------------------------------------------------------------------------
 def component_spec(kind: str | None = None, types: list[str] | None = None, extra: tuple[str, ...] = (),
-                   reserved: tuple[str, ...] = ("name", "device"), **schema: Any) -> dict[str, Any]:
+                   reserved: tuple[str, ...] = ("name", "device"), **schema: object) -> dict[str, Any]:
     """A schema for a component spec ``{"type": ..., <constructor arguments>}``.
 
     ``kind`` picks the allowed types from the registry (see :data:`KINDS`); ``types`` lists them instead.
@@ -192,11 +192,11 @@ def constructor_arguments(cls: type) -> tuple[set[str], set[str]]:
     return accepted, required or set()
 
 
-def _check_component(validator: Any, options: dict[str, Any], instance: Any, schema: dict[str, Any]) -> Iterator:
+def _check_component(validator: Any, options: dict[str, Any], instance: object, schema: dict[str, Any]) -> Iterator:
     """The ``component`` schema keyword: a known type of the right kind, and only arguments that type takes."""
     from jsonschema.exceptions import ValidationError
 
-    def error(message: str, key: str, expected: Any, got: Any) -> ValidationError:
+    def error(message: str, key: str, expected: object, got: object) -> ValidationError:
         found = ValidationError(message, path=[key])
         found.rlw_expected, found.rlw_got = expected, got
         return found
@@ -291,8 +291,8 @@ def _schema_of(hint: Any) -> dict[str, Any] | None:
 
 
 # ----- validating ---------------------------------------------------------------------------------------------
-def validate_config(config: Mapping[str, Any], schema: Mapping[str, Any],
-                    defaults: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def validate_config(config: Mapping[str, object], schema: Mapping[str, object],
+                    defaults: Mapping[str, object] | None = None) -> dict[str, Any]:
     """``config`` merged over ``defaults`` and validated against ``schema``; the merged dict, or a ConfigError
     naming the JSON path of the most relevant problem and what is allowed there."""
     from jsonschema import Draft202012Validator, validators
@@ -313,7 +313,7 @@ def validate_config(config: Mapping[str, Any], schema: Mapping[str, Any],
 _VALIDATORS: dict[int, tuple[Mapping[str, Any], Any]] = {}  # id(schema) -> (the schema, kept alive; its validator)
 
 
-def _config_error(error: Any) -> ConfigError:
+def _config_error(error: object) -> ConfigError:
     """A jsonschema ValidationError as a ConfigError: JSON path, message, expected and got."""
     path = [str(part) for part in error.absolute_path]
     keyword, value, instance = error.validator, error.validator_value, error.instance
@@ -342,7 +342,7 @@ def _config_error(error: Any) -> ConfigError:
 _BOUNDS = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}
 
 
-def _json_type(value: Any) -> str:
+def _json_type(value: object) -> str:
     for name, kinds in (("boolean", bool), ("integer", int), ("number", float), ("string", str), ("array", list),
                         ("object", dict)):
         if isinstance(value, kinds):

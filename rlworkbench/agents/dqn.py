@@ -12,6 +12,7 @@ from rlworkbench.agents.config import config_section
 from rlworkbench.agents.dqn_config import DEFAULTS, SCHEMA
 from rlworkbench.agents.dqn_graph import DQNGraph
 from rlworkbench.agents.input_checks import checked_transition_batch
+from rlworkbench.agents.protocols import Arrays
 from rlworkbench.agents.registry import register_agent
 from rlworkbench.agents.replay_root import stateless_preprocessor
 from rlworkbench.agents.transitions import NStepAccumulator, check_batch_keys
@@ -95,24 +96,24 @@ class DQNAgent(Agent):
             self.api.sync_target(np.float32(1.0))  # the target starts as a copy of the policy
 
     # ----- acting and observing ------------------------------------------------------------------------------
-    def _act(self, states: Any, explore: bool) -> tuple[Any, Any]:
+    def _act(self, states: Arrays, explore: bool) -> tuple[Arrays, Arrays]:
         if explore:
             return self.api.act(states, np.int64(self.timesteps))
         preprocessed = self.preprocess(states)
         return self.api.act_greedy(preprocessed), preprocessed
 
-    def _act_preprocessed(self, preprocessed_states: Any, explore: bool) -> Any:
+    def _act_preprocessed(self, preprocessed_states: Arrays, explore: bool) -> Arrays:
         if explore:
             return self.api.act_preprocessed(preprocessed_states, np.int64(self.timesteps))
         return self.api.act_greedy(preprocessed_states)
 
-    def get_q_values(self, states: Any, preprocess: bool = True) -> np.ndarray:
+    def get_q_values(self, states: Arrays, preprocess: bool = True) -> np.ndarray:
         """Q-values for a batch of states, one per action."""
         self._require_built("get_q_values")
         return self.api.get_q_values(self.preprocess(states) if preprocess else states)
 
-    def _observe(self, env_ids: list[Any], starts: np.ndarray, preprocessed_states: Any, actions: Any,
-                 rewards: np.ndarray, terminals: np.ndarray, next_states: Any) -> Any:
+    def _observe(self, env_ids: list[Any], starts: np.ndarray, preprocessed_states: Arrays, actions: Arrays,
+                 rewards: np.ndarray, terminals: np.ndarray, next_states: Arrays) -> Any:
         actions = np.asarray(actions)
         if self.n_step is None:
             return self.api.insert_records(preprocessed_states, actions, rewards, terminals, next_states=next_states)

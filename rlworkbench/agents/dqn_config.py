@@ -12,8 +12,6 @@ less a Polyak average).
 
 from __future__ import annotations
 
-from typing import Any
-
 from rlworkbench.agents.config import (
     OFF_POLICY_UPDATE,
     OPTIMIZER,
@@ -26,7 +24,7 @@ from rlworkbench.agents.config import (
     with_execution,
 )
 
-DEFAULTS: dict[str, Any] = {
+DEFAULTS: dict[str, object] = {
     "type": "dqn",
     "discount": 0.99,
     "preprocessing": [],
@@ -44,7 +42,7 @@ DEFAULTS: dict[str, Any] = {
 
 
 
-SCHEMA: dict[str, Any] = with_execution(section({
+SCHEMA: dict[str, object] = with_execution(section({
     "type": {"const": "dqn"},
     "discount": PROBABILITY,
     "preprocessing": {"type": "array", "items": component_spec("preprocessor")},

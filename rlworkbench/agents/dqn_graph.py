@@ -14,6 +14,7 @@ from rlworkbench.components.optimizers.optimizer import Optimizer
 from rlworkbench.components.policies.policy import Policy
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 
 
 class DQNGraph(ReplayRoot):
@@ -54,28 +55,28 @@ class DQNGraph(ReplayRoot):
 
     # ----- acting -----------------------------------------------------------------------------------------------
     @api
-    def get_q_values(self, preprocessed_states: Any) -> Any:
+    def get_q_values(self, preprocessed_states: Tensor) -> Tensor:
         return self.policy.get_parameters(preprocessed_states)
 
     @api
-    def act_greedy(self, preprocessed_states: Any) -> Any:
+    def act_greedy(self, preprocessed_states: Tensor) -> Tensor:
         return self.policy.get_deterministic_action(preprocessed_states)
 
     @api
-    def act(self, states: Any, time_step: Any) -> Any:
+    def act(self, states: Tensor, time_step: Tensor) -> tuple[Tensor, Tensor]:
         """Epsilon-greedy actions for raw states, and the states preprocessed: ``(actions, preprocessed_states)``;
         epsilon follows ``time_step``."""
         preprocessed = self.preprocess(states)
         return self.act_preprocessed(preprocessed, time_step), preprocessed
 
     @api
-    def act_preprocessed(self, preprocessed_states: Any, time_step: Any) -> Any:
+    def act_preprocessed(self, preprocessed_states: Tensor, time_step: Tensor) -> Tensor:
         """Epsilon-greedy actions for states preprocessed already."""
         return self.exploration.get_action(self.policy.get_deterministic_action(preprocessed_states), time_step)
 
     # ----- memory and learning ----------------------------------------------------------------------------------
     @api
-    def update_from_memory(self) -> Any:
+    def update_from_memory(self) -> tuple[Tensor, Tensor, Tensor]:
         """One gradient step on a batch sampled from the memory: ``(loss, grad_norm, td_errors)``."""
         if self.prioritized:
             records, indices, weights = self.memory.get_records(self.batch_size)
@@ -88,35 +89,36 @@ class DQNGraph(ReplayRoot):
         return loss, grad_norm, td_errors
 
     @api
-    def update_from_batch(self, preprocessed_states: Any, actions: Any, rewards: Any, terminals: Any, *,
-                          next_preprocessed_states: Any, importance_weights: Any) -> Any:
+    def update_from_batch(self, preprocessed_states: Tensor, actions: Tensor, rewards: Tensor, terminals: Tensor, *,
+                          next_preprocessed_states: Tensor, importance_weights: Tensor,
+                          ) -> tuple[Tensor, Tensor, Tensor]:
         """One gradient step on a batch given from outside: ``(loss, grad_norm, td_errors)``."""
         return self._learn(preprocessed_states, actions, rewards, terminals, next_preprocessed_states,
                            importance_weights)
 
     @api
-    def get_priorities(self, preprocessed_states: Any, actions: Any, rewards: Any, terminals: Any, *,
-                       next_preprocessed_states: Any) -> Any:
+    def get_priorities(self, preprocessed_states: Tensor, actions: Tensor, rewards: Tensor, terminals: Tensor, *,
+                       next_preprocessed_states: Tensor) -> Tensor:
         """``|TD error| + priority_epsilon`` of a batch under the current weights, without learning from it: the
         priorities an Ape-X actor sends with its transitions."""
         _, td_errors = self._loss(preprocessed_states, actions, rewards, terminals, next_preprocessed_states, None)
         return self._priorities(td_errors)
 
     @api
-    def sync_target(self, tau: Any) -> None:
+    def sync_target(self, tau: Tensor) -> None:
         """``target = tau * online + (1 - tau) * target`` (``tau = 1``: a copy)."""
         self.target_sync.sync(tau)
 
-    def _learn(self, states: Any, actions: Any, rewards: Any, terminals: Any, next_states: Any,
-               weights: Any) -> tuple[Any, Any, Any]:
+    def _learn(self, states: Tensor, actions: Tensor, rewards: Tensor, terminals: Tensor, next_states: Tensor,
+               weights: Tensor) -> tuple[Any, Any, Any]:
         """The routing shared by both update API methods (a helper, not an API method of its own); ``weights``
         are ``None`` for uniform replay."""
         loss, td_errors = self._loss(states, actions, rewards, terminals, next_states, weights)
         loss, grad_norm = self.optimizer.step(loss)
         return loss, grad_norm, td_errors
 
-    def _loss(self, states: Any, actions: Any, rewards: Any, terminals: Any, next_states: Any,
-              weights: Any) -> tuple[Any, Any]:
+    def _loss(self, states: Tensor, actions: Tensor, rewards: Tensor, terminals: Tensor, next_states: Tensor,
+              weights: Tensor | None) -> tuple[Tensor, Tensor]:
         """``(loss, td_errors)`` of a batch (a helper, not an API method)."""
         q_values = self.policy.get_parameters(states)
         next_q_values = self.policy.get_parameters(next_states) if self.loss.double_q else None
@@ -128,5 +130,5 @@ class DQNGraph(ReplayRoot):
         return loss, td_errors
 
     @graph_fn
-    def _priorities(self, td_errors: Any) -> Any:
+    def _priorities(self, td_errors: Tensor) -> Tensor:
         return self.ops.abs(td_errors) + self.priority_epsilon

@@ -24,6 +24,7 @@ from rlworkbench.agents.config import config_section
 from rlworkbench.agents.impala_config import DEFAULTS, SCHEMA
 from rlworkbench.agents.impala_graph import ImpalaGraph
 from rlworkbench.agents.policy_root import PolicyActing
+from rlworkbench.agents.protocols import Arrays
 from rlworkbench.agents.registry import register_agent
 from rlworkbench.agents.transitions import check_batch_keys
 from rlworkbench.components.losses.vtrace_loss import VTraceLoss
@@ -32,7 +33,6 @@ from rlworkbench.errors import SpaceError
 from rlworkbench.spaces import FloatBox
 
 SEQUENCE_KEYS = ("states", "actions", "rewards", "terminals", "next_states")
-LOSS_PARTS = ("policy_loss", "value_loss", "entropy")
 
 
 @register_agent("impala")
@@ -74,8 +74,8 @@ class ImpalaAgent(PolicyActing, Agent):
                 "bootstrap_values": FloatBox(**batch)}
 
     # ----- observing ----------------------------------------------------------------------------------------
-    def _observe(self, env_ids: list[Any], starts: np.ndarray, preprocessed_states: Any, actions: Any,
-                 rewards: np.ndarray, terminals: np.ndarray, next_states: Any) -> None:
+    def _observe(self, env_ids: list[Any], starts: np.ndarray, preprocessed_states: Arrays, actions: Arrays,
+                 rewards: np.ndarray, terminals: np.ndarray, next_states: Arrays) -> None:
         states = self.preprocessed_space.flatten(preprocessed_states)
         flat_actions, flat_next = self.action_space.flatten(actions), self.state_space.flatten(next_states)
         for row, env in enumerate(env_ids):
@@ -97,7 +97,8 @@ class ImpalaAgent(PolicyActing, Agent):
         sequences shaped ``(num_envs, length, ...)`` with keys ``states``, ``actions``, ``rewards``, ``terminals``,
         ``next_states`` (raw states, as ``observe`` takes them) and ``behaviour_log_probs`` (of the actions under
         the weights that acted; left out: the current weights'). Returns ``loss``, ``policy_loss``,
-        ``value_loss``, ``entropy``, ``grad_norm`` and ``rollout_steps``."""
+        ``value_loss``, ``entropy`` (with ``loss/clip_ratio``, APPO's: also ``approx_kl``, ``clip_fraction``),
+        ``grad_norm`` and ``rollout_steps``."""
         self._require_built("update")
         if batch is None:
             sequences = self._take_pending()
@@ -164,7 +165,7 @@ class ImpalaAgent(PolicyActing, Agent):
         return (states, nest.map_structure(np.asarray, batch["actions"]), rewards, terminals, flat_next,
                 same & ~terminals, None if behaviour is None else np.asarray(behaviour, np.float32))
 
-    def _learn(self, states: Any, actions: Any, rewards: np.ndarray, terminals: np.ndarray,
+    def _learn(self, states: Arrays, actions: Arrays, rewards: np.ndarray, terminals: np.ndarray,
                flat_next_states: dict[str, np.ndarray], continues: np.ndarray,
                behaviour_log_probs: np.ndarray | None) -> dict[str, float]:
         """One v-trace step on ``(num_envs, length)`` sequences (states preprocessed, next states raw and flat)."""
@@ -187,7 +188,7 @@ class ImpalaAgent(PolicyActing, Agent):
         loss, grad_norm, parts = self.api.update_sequences(
             states, actions, behaviour_log_probs=behaviour_log_probs, rewards=rewards, discounts=discounts,
             bootstrap_values=next_values[:, -1].copy())
-        return {"loss": float(loss), **{name: float(parts[name]) for name in LOSS_PARTS},
+        return {"loss": float(loss), **{name: float(value) for name, value in parts.items()},
                 "grad_norm": float(grad_norm), "rollout_steps": float(rewards.size)}
 
 

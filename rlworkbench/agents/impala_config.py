@@ -11,12 +11,10 @@ surrogate on v-trace advantages — APPO — instead of the plain policy gradien
 
 from __future__ import annotations
 
-from typing import Any
-
 from rlworkbench.agents.config import OPTIMIZER, POSITIVE_INT, PROBABILITY, component_spec, section, with_execution
 from rlworkbench.agents.ppo_config import POLICY_DEFAULTS, POLICY_SCHEMA
 
-DEFAULTS: dict[str, Any] = {
+DEFAULTS: dict[str, object] = {
     "type": "impala",
     "discount": 0.99,
     "preprocessing": [],
@@ -29,7 +27,7 @@ DEFAULTS: dict[str, Any] = {
 
 _THRESHOLD = {"type": ["number", "null"], "exclusiveMinimum": 0}
 
-SCHEMA: dict[str, Any] = with_execution(section({
+SCHEMA: dict[str, object] = with_execution(section({
     "type": {"const": "impala"},
     "discount": PROBABILITY,
     "preprocessing": {"type": "array", "items": component_spec("preprocessor")},

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rlworkbench.agents.actor_critic_root import ActorCriticRoot
 from rlworkbench.components.losses.vtrace_loss import VTraceLoss
 from rlworkbench.components.optimizers.optimizer import Optimizer
 from rlworkbench.components.policies.policy import Policy
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api
+from rlworkbench.core.ops import Tensor
 
 
 class ImpalaGraph(ActorCriticRoot):
@@ -35,8 +34,8 @@ class ImpalaGraph(ActorCriticRoot):
         super().__init__(*optional, policy, loss, optimizer, name=name)
 
     @api
-    def update_sequences(self, sequence_states: Any, sequence_actions: Any, *, behaviour_log_probs: Any,
-                         rewards: Any, discounts: Any, bootstrap_values: Any) -> Any:
+    def update_sequences(self, sequence_states: Tensor, sequence_actions: Tensor, *, behaviour_log_probs: Tensor,
+                         rewards: Tensor, discounts: Tensor, bootstrap_values: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         """One gradient step of the actor-critic loss on v-trace targets: ``(loss, grad_norm, parts)``."""
         log_probs, entropies, values = self._evaluate_all(sequence_states, sequence_actions)
         loss, _, parts = self.loss.loss(log_probs, behaviour_log_probs=behaviour_log_probs, entropies=entropies,

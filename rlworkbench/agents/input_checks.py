@@ -21,7 +21,7 @@ from rlworkbench.errors import SpaceError
 from rlworkbench.spaces import Space, float_bounds_relaxed
 
 
-def check_rows(value: Any, space: Space, count: int, argument: str, float_bounds: bool = True) -> None:
+def check_rows(value: object, space: Space, count: int, argument: str, float_bounds: bool = True) -> None:
     """``value`` is ``count`` rows of ``space`` (see the module docstring); a SpaceError otherwise."""
     try:
         with float_bounds_relaxed(not float_bounds):  # every leaf checked; float bounds only where asked
@@ -41,7 +41,7 @@ def batched(space: Space) -> Space:
     return space.with_batch_rank()
 
 
-def terminals_of(value: Any, count: int) -> np.ndarray:
+def terminals_of(value: object, count: int) -> np.ndarray:
     """``count`` booleans from booleans or numbers that are 0 or 1 — never from strings."""
     try:
         array = np.asarray(value)
@@ -53,7 +53,7 @@ def terminals_of(value: Any, count: int) -> np.ndarray:
     return per_row(array, count, bool, "terminals")
 
 
-def finite_per_row(value: Any, count: int, argument: str) -> np.ndarray:
+def finite_per_row(value: object, count: int, argument: str) -> np.ndarray:
     """``count`` finite float32 numbers."""
     array = per_row(value, count, np.float32, argument)
     if not np.all(np.isfinite(array)):
@@ -62,7 +62,7 @@ def finite_per_row(value: Any, count: int, argument: str) -> np.ndarray:
     return array
 
 
-def per_row(value: Any, count: int, dtype: Any, argument: str) -> np.ndarray:
+def per_row(value: object, count: int, dtype: Any, argument: str) -> np.ndarray:
     """``count`` values of ``dtype``, one per row."""
     try:
         array = np.asarray(value, dtype=dtype)
@@ -75,8 +75,8 @@ def per_row(value: Any, count: int, dtype: Any, argument: str) -> np.ndarray:
     return array.reshape(count)
 
 
-def checked_transition_batch(batch: Mapping[str, Any], state_space: Space, action_space: Space,
-                             float_action_bounds: bool) -> dict[str, Any]:
+def checked_transition_batch(batch: Mapping[str, object], state_space: Space, action_space: Space,
+                             float_action_bounds: bool) -> dict[str, object]:
     """An outside update batch (``states``, ``actions``, ``rewards``, ``terminals``, ``next_states``, optionally
     ``importance_weights``; states as the memory holds them) checked row by row; rewards, terminals and weights
     come back as arrays of their dtypes."""

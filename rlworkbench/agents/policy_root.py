@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from rlworkbench.agents.preprocessing_root import PreprocessingRoot
+from rlworkbench.agents.protocols import Arrays
 from rlworkbench.components.policies.policy import Policy
 from rlworkbench.core.decorators import api
+from rlworkbench.core.ops import Tensor
 
 
 class PolicyActingRoot(PreprocessingRoot):
@@ -18,17 +20,17 @@ class PolicyActingRoot(PreprocessingRoot):
     policy: Policy
 
     @api
-    def act(self, states: Any) -> Any:
+    def act(self, states: Tensor) -> tuple[Tensor, Tensor]:
         """Sampled actions for raw states, and the states preprocessed: ``(actions, preprocessed_states)``."""
         preprocessed = self.preprocess(states)
         return self.act_preprocessed(preprocessed), preprocessed
 
     @api
-    def act_preprocessed(self, preprocessed_states: Any) -> Any:
+    def act_preprocessed(self, preprocessed_states: Tensor) -> Tensor:
         return self.policy.get_stochastic_action(preprocessed_states)
 
     @api
-    def act_greedy(self, preprocessed_states: Any) -> Any:
+    def act_greedy(self, preprocessed_states: Tensor) -> Tensor:
         return self.policy.get_deterministic_action(preprocessed_states)
 
 
@@ -38,11 +40,11 @@ class PolicyActing:
 
     api: Any
 
-    def _act(self, states: Any, explore: bool) -> tuple[Any, Any]:
+    def _act(self, states: Arrays, explore: bool) -> tuple[Arrays, Arrays]:
         if explore:
             return self.api.act(states)
         preprocessed = self.preprocess(states)  # type: ignore[attr-defined]  # the Agent's
         return self.api.act_greedy(preprocessed), preprocessed
 
-    def _act_preprocessed(self, preprocessed_states: Any, explore: bool) -> Any:
+    def _act_preprocessed(self, preprocessed_states: Arrays, explore: bool) -> Arrays:
         return (self.api.act_preprocessed if explore else self.api.act_greedy)(preprocessed_states)

@@ -19,6 +19,7 @@ from rlworkbench.agents.policy_root import PolicyActing
 from rlworkbench.agents.ppo_config import DEFAULTS, SCHEMA
 from rlworkbench.agents.ppo_graph import PPOGraph
 from rlworkbench.agents.ppo_rollout import Rollout, RolloutBuffer
+from rlworkbench.agents.protocols import Arrays
 from rlworkbench.agents.registry import register_agent
 from rlworkbench.agents.transitions import check_batch_keys
 from rlworkbench.components.helpers.gae import GAE
@@ -90,13 +91,13 @@ class PPOAgent(PolicyActing, Agent):
                 "sequence_terminals": BoolBox(**sequences)}
 
     # ----- acting and observing ------------------------------------------------------------------------------
-    def get_state_values(self, states: Any, preprocess: bool = True) -> np.ndarray:
+    def get_state_values(self, states: Arrays, preprocess: bool = True) -> np.ndarray:
         """``V(states)`` for a batch of states."""
         self._require_built("get_state_values")
         return self.api.get_state_values(self.preprocess(states) if preprocess else states)
 
-    def _observe(self, env_ids: list[Any], starts: np.ndarray, preprocessed_states: Any, actions: Any,
-                 rewards: np.ndarray, terminals: np.ndarray, next_states: Any) -> None:
+    def _observe(self, env_ids: list[Any], starts: np.ndarray, preprocessed_states: Arrays, actions: Arrays,
+                 rewards: np.ndarray, terminals: np.ndarray, next_states: Arrays) -> None:
         """Keeps the preprocessed states (for the update) and the raw next states (only the few a return
         bootstraps from get preprocessed, at update time)."""
         self.buffer.add(env_ids, starts, self.preprocessed_space.flatten(preprocessed_states),

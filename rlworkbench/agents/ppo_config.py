@@ -14,13 +14,11 @@ KL after which an update stops early).
 
 from __future__ import annotations
 
-from typing import Any
-
 from rlworkbench.agents.config import POSITIVE_INT, PROBABILITY, UNITS, component_spec, section, with_execution
 from rlworkbench.components.distributions import Distribution
 from rlworkbench.components.registry import registered
 
-POLICY_DEFAULTS: dict[str, Any] = {
+POLICY_DEFAULTS: dict[str, object] = {
     "network": [{"type": "dense", "units": 64, "activation": "tanh"},
                 {"type": "dense", "units": 64, "activation": "tanh"}],
     "distribution": None, "shared_value_function": False, "value_units": [],
@@ -28,7 +26,7 @@ POLICY_DEFAULTS: dict[str, Any] = {
                       {"type": "dense", "units": 64, "activation": "tanh"}]}
 """The ``policy`` section of actor-critic agents (PPO, IMPALA)."""
 
-DEFAULTS: dict[str, Any] = {
+DEFAULTS: dict[str, object] = {
     "type": "ppo",
     "discount": 0.99,
     "preprocessing": [],
@@ -49,7 +47,7 @@ _NON_NEGATIVE = {"type": "number", "minimum": 0}
 _POSITIVE_OR_NULL = {"type": ["number", "null"], "exclusiveMinimum": 0}
 _LAYERS = {"type": "array", "minItems": 1, "items": component_spec("layer")}
 
-POLICY_SCHEMA: dict[str, Any] = section({
+POLICY_SCHEMA: dict[str, object] = section({
     "network": _LAYERS,
     "distribution": {"type": ["null", "string", "object"], "if": {"type": "string"},
                      "then": {"enum": distribution_types()},
@@ -59,7 +57,7 @@ POLICY_SCHEMA: dict[str, Any] = section({
     "value_network": _LAYERS,
 })
 
-SCHEMA: dict[str, Any] = with_execution(section({
+SCHEMA: dict[str, object] = with_execution(section({
     "type": {"const": "ppo"},
     "discount": PROBABILITY,
     "preprocessing": {"type": "array", "items": component_spec("preprocessor")},

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rlworkbench.agents.actor_critic_root import ActorCriticRoot
 from rlworkbench.components.helpers.gae import GAE
 from rlworkbench.components.losses.ppo_loss import PPOLoss
@@ -11,6 +9,7 @@ from rlworkbench.components.optimizers.optimizer import Optimizer
 from rlworkbench.components.policies.policy import Policy
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 
 
 class PPOGraph(ActorCriticRoot):
@@ -44,15 +43,16 @@ class PPOGraph(ActorCriticRoot):
 
     # ----- rollouts and learning --------------------------------------------------------------------------------
     @api
-    def advantages(self, sequence_rewards: Any, *, sequence_values: Any, sequence_terminals: Any,
-                   bootstrap_values: Any) -> Any:
+    def advantages(self, sequence_rewards: Tensor, *, sequence_values: Tensor, sequence_terminals: Tensor,
+                   bootstrap_values: Tensor) -> Tensor:
         """GAE ``(advantages, value_targets)`` of batch-major sequences (see :class:`GAE`)."""
         return self.gae.calculate(sequence_rewards, values=sequence_values, terminals=sequence_terminals,
                                   bootstrap_values=bootstrap_values)
 
     @api
-    def update_minibatch(self, preprocessed_states: Any, actions: Any, *, prev_log_probs: Any, advantages: Any,
-                         value_targets: Any, prev_values: Any) -> Any:
+    def update_minibatch(self, preprocessed_states: Tensor, actions: Tensor, *, prev_log_probs: Tensor,
+                         advantages: Tensor, value_targets: Tensor, prev_values: Tensor,
+                         ) -> tuple[Tensor, Tensor, Tensor]:
         """One gradient step of the clipped surrogate on a minibatch: ``(loss, grad_norm, parts)``."""
         log_probs, entropies, values = self._evaluate_all(preprocessed_states, actions)
         if self.normalize_advantages:
@@ -64,7 +64,7 @@ class PPOGraph(ActorCriticRoot):
         return loss, grad_norm, parts
 
     @graph_fn
-    def _normalized(self, advantages: Any) -> Any:
+    def _normalized(self, advantages: Tensor) -> Tensor:
         mean = self.ops.reduce_mean(advantages)
         std = self.ops.sqrt(self.ops.reduce_mean(self.ops.square(advantages - mean)))
         return (advantages - mean) / (std + 1e-8)

@@ -66,7 +66,7 @@ class RolloutBuffer:
         self._batches: list[tuple[np.ndarray, np.ndarray, Flat, Flat, np.ndarray, np.ndarray, Flat]] = []
         self.size = 0
 
-    def add(self, env_ids: Sequence[Any], starts: np.ndarray, states: Flat, actions: Flat, rewards: np.ndarray,
+    def add(self, env_ids: Sequence[object], starts: np.ndarray, states: Flat, actions: Flat, rewards: np.ndarray,
             terminals: np.ndarray, next_states: Flat) -> None:
         """Adds one transition per row (copies: callers may reuse their arrays); ``starts`` marks rows that begin
         a new trajectory of their environment."""
@@ -97,7 +97,7 @@ class RolloutBuffer:
                        ~terminals & ~continues, index)
 
 
-def _concat(parts: list[Any]) -> Any:
+def _concat(parts: list[object]) -> Any:
     if isinstance(parts[0], dict):
         return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
     return np.concatenate(parts)

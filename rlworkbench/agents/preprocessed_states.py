@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from rlworkbench import nest
+from rlworkbench.agents.protocols import Arrays
 
 
 class PreprocessedStates:
@@ -24,11 +25,11 @@ class PreprocessedStates:
     def __init__(self) -> None:
         self._entries: dict[str, tuple[list[np.ndarray], Any]] = {}
 
-    def remember(self, slot: str, observations: Any, preprocessed: Any) -> None:
+    def remember(self, slot: str, observations: Arrays, preprocessed: Arrays) -> None:
         """Keeps ``preprocessed`` as the form of ``observations`` (``slot``: ``"acted"`` or ``"next"``)."""
         self._entries[slot] = ([np.array(leaf, copy=True) for leaf in nest.leaves(observations)], preprocessed)
 
-    def lookup(self, observations: Any) -> Any | None:
+    def lookup(self, observations: Arrays) -> Any | None:
         """The remembered preprocessed form of ``observations``, or None."""
         leaves = nest.leaves(observations)
         for kept, preprocessed in self._entries.values():

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api
+from rlworkbench.core.ops import Tensor
 
 
 class PreprocessingRoot(Component):
@@ -16,6 +15,6 @@ class PreprocessingRoot(Component):
     preprocessor: Component | None
 
     @api
-    def preprocess(self, states: Any) -> Any:
+    def preprocess(self, states: Tensor) -> Tensor:
         """A batch of raw states, preprocessed."""
         return states if self.preprocessor is None else self.preprocessor.preprocess(states)

@@ -12,20 +12,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 
 import numpy as np
+
+from rlworkbench.nest import Nested
 
 if TYPE_CHECKING:
     from rlworkbench.core.component import Component
     from rlworkbench.core.executor import Executor
+
+# what an agent takes and hands back: numpy arrays, or dicts and tuples of them (one per leaf of its space)
+Arrays: TypeAlias = Nested[np.ndarray]
 
 
 @runtime_checkable
 class Actor(Protocol):
     """Acts: actions for a batch of states (one per env), exploring or not."""
 
-    def get_actions(self, states: Any, explore: bool = True) -> Any: ...
+    def get_actions(self, states: Arrays, explore: bool = True) -> Arrays: ...
 
     def reset(self) -> None:
         """Starts new episodes in every environment (forgets episode-local state)."""
@@ -35,7 +40,7 @@ class Actor(Protocol):
 class Learner(Protocol):
     """Learns: takes transitions, says when it wants an update, and updates (returning metrics by name)."""
 
-    def observe(self, states: Any, actions: Any, rewards: Any, terminals: Any, next_states: Any,
+    def observe(self, states: Arrays, actions: Arrays, rewards: Arrays, terminals: Arrays, next_states: Arrays,
                 env_id: Any = None) -> None: ...
 
     def wants_update(self) -> bool: ...
@@ -54,7 +59,7 @@ class HasWeights(Protocol):
 
     def get_weights(self, trainable_only: bool = False) -> dict[str, np.ndarray]: ...
 
-    def set_weights(self, weights: Mapping[str, Any], strict: bool = True) -> None: ...
+    def set_weights(self, weights: Mapping[str, object], strict: bool = True) -> None: ...
 
 
 @runtime_checkable

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from rlworkbench import nest
+from rlworkbench.agents.protocols import Arrays
 from rlworkbench.errors import SpaceError
 from rlworkbench.spaces import IntBox, Space, as_space
 
@@ -34,7 +35,7 @@ class RandomAgent:
         self._categories = self._scalar_categories(self.action_space)
 
     @classmethod
-    def from_env(cls, env: Any, config: dict[str, Any] | None = None, *, backend: str | None = None,
+    def from_env(cls, env: Any, config: dict[str, object] | None = None, *, backend: str | None = None,
                  seed: int | None = None) -> RandomAgent:
         """From a Gymnasium env or vector env (its single-env spaces); ``backend`` is ignored (no graph)."""
         from rlworkbench.spaces import from_gymnasium
@@ -44,7 +45,7 @@ class RandomAgent:
         seed = (config or {}).get("seed", seed)
         return cls(from_gymnasium(observation_space), from_gymnasium(action_space), seed=seed)
 
-    def get_actions(self, states: Any, explore: bool = True) -> Any:
+    def get_actions(self, states: Arrays, explore: bool = True) -> Arrays:
         """One random action per state in the batch ``states`` (or one action for a single, unbatched state)."""
         leaf, leaf_space = nest.leaves(states)[0], self._state_leaves[0]
         extra_dims = np.ndim(leaf) - len(leaf_space.shape)
@@ -65,7 +66,7 @@ class RandomAgent:
             return int(space.low), int(space.high), space.dtype
         return None
 
-    def observe(self, states: Any, actions: Any, rewards: Any, terminals: Any, next_states: Any,
+    def observe(self, states: Arrays, actions: Arrays, rewards: Arrays, terminals: Arrays, next_states: Arrays,
                 env_id: Any = None) -> None:
         self.timesteps += int(np.size(rewards))
 

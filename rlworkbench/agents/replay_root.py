@@ -4,7 +4,6 @@ preprocessed on the way in, and preprocessors without state (the memory keeps pr
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from rlworkbench.agents.preprocessing_root import PreprocessingRoot
 from rlworkbench.components.helpers.container_merger import ContainerMerger
@@ -13,6 +12,7 @@ from rlworkbench.components.preprocessing.preprocessor_stack import Preprocessor
 from rlworkbench.components.registry import registered
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api
+from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError
 
 RECORD_KEYS = ("states", "actions", "rewards", "terminals", "next_states")
@@ -34,8 +34,8 @@ class ReplayRoot(PreprocessingRoot):
         return self.merger, self.splitter
 
     @api
-    def insert_records(self, preprocessed_states: Any, actions: Any, rewards: Any, terminals: Any, *,
-                       next_states: Any) -> Any:
+    def insert_records(self, preprocessed_states: Tensor, actions: Tensor, rewards: Tensor, terminals: Tensor, *,
+                       next_states: Tensor) -> Tensor:
         """Stores a batch of transitions; returns their next states, preprocessed."""
         next_preprocessed_states = self.preprocess(next_states)
         self.memory.insert_records(self.merger.merge(preprocessed_states, actions, rewards, terminals,
@@ -43,11 +43,11 @@ class ReplayRoot(PreprocessingRoot):
         return next_preprocessed_states
 
     @api
-    def get_memory_size(self) -> Any:
+    def get_memory_size(self) -> Tensor:
         return self.memory.get_size()
 
 
-def stateless_preprocessor(specs: list[Mapping[str, Any]], agent: str) -> PreprocessorStack | None:
+def stateless_preprocessor(specs: list[Mapping[str, object]], agent: str) -> PreprocessorStack | None:
     """The preprocessor stack of a replay agent (``None`` for no specs); ConfigError naming ``agent`` for a
     preprocessor with state, whose outputs a memory of preprocessed states could not be trusted to repeat."""
     for index, spec in enumerate(specs):

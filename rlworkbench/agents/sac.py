@@ -12,6 +12,7 @@ from rlworkbench.agents.agent import PREPROCESSED, Agent
 from rlworkbench.agents.config import config_section
 from rlworkbench.agents.input_checks import checked_transition_batch
 from rlworkbench.agents.policy_root import PolicyActing
+from rlworkbench.agents.protocols import Arrays
 from rlworkbench.agents.registry import register_agent
 from rlworkbench.agents.replay_root import stateless_preprocessor
 from rlworkbench.agents.sac_config import DEFAULTS, SCHEMA
@@ -107,7 +108,7 @@ class SACAgent(PolicyActing, Agent):
         self.api.sync_target(np.float32(1.0))  # the target critics start as copies
 
     # ----- acting and observing ------------------------------------------------------------------------------
-    def get_q_values(self, states: Any, actions: Any, preprocess: bool = True) -> np.ndarray:
+    def get_q_values(self, states: Arrays, actions: Arrays, preprocess: bool = True) -> np.ndarray:
         """``Q_i(s, a)`` of every critic for a batch of states and actions: ``(batch, num_critics)``."""
         self._require_built("get_q_values")
         return self.api.get_q_values(self.preprocess(states) if preprocess else states, np.asarray(actions))
@@ -118,8 +119,8 @@ class SACAgent(PolicyActing, Agent):
         self._require_built("alpha")
         return float(self.api.get_alpha())
 
-    def _observe(self, env_ids: list[Any], starts: np.ndarray, preprocessed_states: Any, actions: Any,
-                 rewards: np.ndarray, terminals: np.ndarray, next_states: Any) -> Any:
+    def _observe(self, env_ids: list[Any], starts: np.ndarray, preprocessed_states: Arrays, actions: Arrays,
+                 rewards: np.ndarray, terminals: np.ndarray, next_states: Arrays) -> Any:
         return self.api.insert_records(preprocessed_states, np.asarray(actions), rewards, terminals,
                                        next_states=next_states)
 

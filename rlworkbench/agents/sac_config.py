@@ -15,8 +15,6 @@ syncs of the target critics with ``tau``: less than 1 is a Polyak average).
 
 from __future__ import annotations
 
-from typing import Any
-
 from rlworkbench.agents.config import (
            OFF_POLICY_UPDATE,
            OPTIMIZER,
@@ -25,14 +23,14 @@ from rlworkbench.agents.config import (
            TARGET_SYNC,
            component_spec,
            section,
-    with_execution,
+           with_execution,
 )
 
 _HIDDEN = [{"type": "dense", "units": 256, "activation": "relu"},
            {"type": "dense", "units": 256, "activation": "relu"}]
 _ADAM = {"type": "adam", "learning_rate": 3e-4}
 
-DEFAULTS: dict[str, Any] = {
+DEFAULTS: dict[str, object] = {
     "type": "sac",
     "discount": 0.99,
     "preprocessing": [],
@@ -48,7 +46,7 @@ DEFAULTS: dict[str, Any] = {
 
 _NETWORK = {"type": "array", "minItems": 1, "items": component_spec("layer")}
 
-SCHEMA: dict[str, Any] = with_execution(section({
+SCHEMA: dict[str, object] = with_execution(section({
     "type": {"const": "sac"},
     "discount": PROBABILITY,
     "preprocessing": {"type": "array", "items": component_spec("preprocessor")},

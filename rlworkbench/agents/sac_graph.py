@@ -21,6 +21,7 @@ from rlworkbench.components.optimizers.optimizer import Optimizer
 from rlworkbench.components.policies.policy import Policy
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 from rlworkbench.spaces import FloatBox, Space
 
 
@@ -43,22 +44,22 @@ class SoftQNetworks(Component):
         self.num_critics, self.num_actions = int(num_critics), num_actions
 
     @api
-    def get_q_values(self, states: Any, actions: Any) -> Any:
+    def get_q_values(self, states: Tensor, actions: Tensor) -> Tensor:
         """``Q_i(s, a)`` of every critic, stacked on the last axis (float actions)."""
         inputs = self.inputs.apply(states, actions)
         return self._columns(*(network.apply(inputs) for network in self.networks))
 
     @api
-    def get_all_q_values(self, states: Any) -> Any:
+    def get_all_q_values(self, states: Tensor) -> Tensor:
         """``Q_i(s, ·)`` of every critic for every action: ``(..., num_critics, num_actions)`` (discrete actions)."""
         return self._stack(*(network.apply(states) for network in self.networks))
 
     @graph_fn
-    def _columns(self, *q_values: Any) -> Any:
+    def _columns(self, *q_values: Any) -> Tensor:
         return self.ops.concat(q_values, -1)
 
     @graph_fn
-    def _stack(self, *q_values: Any) -> Any:
+    def _stack(self, *q_values: Any) -> Tensor:
         return self.ops.stack(q_values, -2)
 
 
@@ -76,7 +77,7 @@ class Temperature(Component):
 
     @api
     @graph_fn
-    def get_log_alpha(self) -> Any:
+    def get_log_alpha(self) -> Tensor:
         return self.log_alpha
 
 
@@ -127,34 +128,34 @@ class SACGraph(ReplayRoot, PolicyActingRoot):
 
     # ----- acting -----------------------------------------------------------------------------------------------
     @api
-    def get_q_values(self, preprocessed_states: Any, actions: Any) -> Any:
+    def get_q_values(self, preprocessed_states: Tensor, actions: Tensor) -> Tensor:
         """``Q_i(s, a)`` of every critic, ``(batch, num_critics)``."""
         if self.discrete:
             return self._taken(self.critics.get_all_q_values(preprocessed_states), actions)
         return self.critics.get_q_values(preprocessed_states, actions)
 
     @api
-    def get_alpha(self) -> Any:
+    def get_alpha(self) -> Tensor:
         return self._exp(self.temperature.get_log_alpha())
 
     # ----- memory and learning ----------------------------------------------------------------------------------
     @api
-    def update_from_memory(self) -> Any:
+    def update_from_memory(self) -> tuple[Tensor, ...]:
         """One update of critics, actor and temperature on a batch sampled from the memory."""
         return self._learn(*self.splitter.split(self.memory.get_records(self.batch_size)))
 
     @api
-    def update_from_batch(self, preprocessed_states: Any, actions: Any, rewards: Any, terminals: Any, *,
-                          next_preprocessed_states: Any) -> Any:
+    def update_from_batch(self, preprocessed_states: Tensor, actions: Tensor, rewards: Tensor, terminals: Tensor, *,
+                          next_preprocessed_states: Tensor) -> tuple[Tensor, ...]:
         """One update of critics, actor and temperature on a batch given from outside."""
         return self._learn(preprocessed_states, actions, rewards, terminals, next_preprocessed_states)
 
     @api
-    def sync_target(self, tau: Any) -> None:
+    def sync_target(self, tau: Tensor) -> None:
         """``target_critics = tau * critics + (1 - tau) * target_critics`` (``tau = 1``: a copy)."""
         self.target_sync.sync(tau)
 
-    def _learn(self, states: Any, actions: Any, rewards: Any, terminals: Any, next_states: Any) -> tuple:
+    def _learn(self, states: Tensor, actions: Tensor, rewards: Tensor, terminals: Tensor, next_states: Tensor) -> tuple:
         """The routing shared by both update API methods (a helper, not an API method of its own)."""
         log_alpha = self.temperature.get_log_alpha()
         if self.discrete:
@@ -186,24 +187,24 @@ class SACGraph(ReplayRoot, PolicyActingRoot):
 
     # ----- graph functions ----------------------------------------------------------------------------------------
     @graph_fn(output_spaces=lambda graph, loss: FloatBox())
-    def _objective(self, loss: Any) -> Any:
+    def _objective(self, loss: Any) -> Tensor:
         """The loss as it is. Its declared output space keeps the build's sample passes from running through it: they
         go in the order spaces arrive, not in program order, so on PyTorch a pass of one optimizer step would
         differentiate through forward passes whose weights another step's pass had already changed in place."""
         return loss
 
     @graph_fn
-    def _exp(self, value: Any) -> Any:
+    def _exp(self, value: Tensor) -> Tensor:
         return self.ops.exp(value)
 
     @graph_fn
-    def _taken(self, all_q_values: Any, actions: Any) -> Any:
+    def _taken(self, all_q_values: Tensor, actions: Tensor) -> Tensor:
         """``Q_i(s, a)`` from ``(batch, num_critics, n)`` Q-values and ``(batch,)`` actions."""
         one_hot = self.ops.one_hot(actions - self.action_low, self.critics.num_actions)
         return self.ops.reduce_sum(all_q_values * self.ops.expand_dims(one_hot, -2), -1)
 
     @graph_fn(returns=2)
-    def _expectations(self, logits: Any, all_q_values: Any) -> Any:
+    def _expectations(self, logits: Any, all_q_values: Tensor) -> tuple[Tensor, Tensor]:
         """Discrete SAC: ``(E_pi[min_i Q_i(s, ·)]`` repeated for every critic, ``E_pi[log pi(·|s)])``."""
         log_pi = self.ops.log_softmax(logits, -1)
         pi = self.ops.exp(log_pi)

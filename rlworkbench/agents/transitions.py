@@ -26,7 +26,7 @@ def stack_rows(rows: Sequence[Flat]) -> Flat:
     return {key: np.stack([row[key] for row in rows]) for key in rows[0]}
 
 
-def check_batch_keys(batch: Mapping[str, Any], required: Sequence[str], optional: Sequence[str] = ()) -> None:
+def check_batch_keys(batch: Mapping[str, object], required: Sequence[str], optional: Sequence[str] = ()) -> None:
     """An update batch holds every ``required`` key and nothing but those and ``optional`` ones (SpaceError)."""
     allowed = (*required, *optional)
     missing = [key for key in required if key not in batch]
@@ -49,7 +49,7 @@ class EpisodeTracker:
     def __init__(self) -> None:
         self._last_next: dict[Any, Flat] = {}
 
-    def step(self, env_ids: Sequence[Any], states: Flat, terminals: np.ndarray, next_states: Flat,
+    def step(self, env_ids: Sequence[object], states: Flat, terminals: np.ndarray, next_states: Flat,
              ) -> tuple[np.ndarray, int]:
         """``(starts, ended)``: per row whether it begins a new trajectory, and how many episodes ended."""
         starts = np.zeros(len(env_ids), dtype=bool)
@@ -97,8 +97,8 @@ class NStepAccumulator:
         self.discount = float(discount)
         self._pending: dict[Any, list[_Pending]] = {}
 
-    def add(self, env_ids: Sequence[Any], starts: np.ndarray, states: Flat, actions: np.ndarray,
-            rewards: np.ndarray, terminals: np.ndarray, next_states: Flat) -> dict[str, Any] | None:
+    def add(self, env_ids: Sequence[object], starts: np.ndarray, states: Flat, actions: np.ndarray,
+            rewards: np.ndarray, terminals: np.ndarray, next_states: Flat) -> dict[str, object] | None:
         """Adds one transition per row; returns the completed n-step transitions as a batch (``states`` and
         ``next_states`` flat dicts, ``actions``, ``rewards``, ``terminals`` arrays), or None if none completed."""
         done: list[tuple[_Pending, bool]] = []
