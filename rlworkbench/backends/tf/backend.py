@@ -93,8 +93,8 @@ class TFBackend(Backend):
 
         tf.compat.v1.wrap_function(trace, [])  # one trace (a tf.function would retrace after variables appear)
 
-    def infer_output_spaces(self, component: Component, call: GraphFnCall, fn: Callable[..., Any],
-                            samples: dict[int, Any]) -> list[Space]:
+    def infer_output_spaces(self, component: Component, call: GraphFnCall, fn: Callable[..., object],
+                            samples: dict[int, object]) -> list[Space]:
         """Traces ``fn`` in both sample passes, on inputs of their static sizes (once where the inputs are the
         same in both): unknown dimensions alone could not tell a batch rank from a time rank, a reduction over one
         of them or a flatten of both."""
@@ -113,7 +113,7 @@ class TFBackend(Backend):
             function = _scoped(function or declared.spec.fn, component, declared.name, entered)
         return types.MethodType(function, component)
 
-    def make_executor(self, graph: ComponentGraph, **options: Any) -> Executor:
+    def make_executor(self, graph: ComponentGraph, **options: object) -> Executor:
         from rlworkbench.backends.tf.executor import TFExecutor
 
         known = ["jit_compile", "trace_at_build"]
@@ -124,14 +124,14 @@ class TFBackend(Backend):
         return TFExecutor(graph, self, **{name: bool(value) for name, value in options.items()})
 
 
-def _scoped(function: Callable[..., Any], component: Component, api_name: str,
+def _scoped(function: Callable[..., object], component: Component, api_name: str,
             entered: list[int]) -> Callable[..., Any]:
     """``function`` traced inside the component's name scope and device; a call from another API method of the
     same component is already inside them (re-opening the scope would give ``actor/actor/...``). Errors raised
     while tracing learn the component and API method they came through."""
     scope, device = component.name, component.resolved_device  # relative: scopes nest like the components
 
-    def scoped(self: Any, *args: Any, **kwargs: Any) -> Any:
+    def scoped(self: Any, *args: object, **kwargs: object) -> Any:
         if entered[0]:
             return function(self, *args, **kwargs)
         entered[0] += 1
@@ -147,11 +147,11 @@ def _scoped(function: Callable[..., Any], component: Component, api_name: str,
     return scoped
 
 
-def _located(function: Callable[..., Any], component: Component, graph_fn_name: str) -> Callable[..., Any]:
+def _located(function: Callable[..., object], component: Component, graph_fn_name: str) -> Callable[..., Any]:
     """A graph function whose maths fails while an executor traces it (e.g. one with declared output spaces,
     which the build never ran) raises a :class:`BuildError` naming it, not a bare TensorFlow error."""
 
-    def located(self: Any, *args: Any, **kwargs: Any) -> Any:
+    def located(self: Any, *args: object, **kwargs: object) -> Any:
         try:
             return function(self, *args, **kwargs)
         except RLWorkbenchError as error:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from rlworkbench.spaces import Space
 
 
-def to_numpy(value: Any) -> Any:
+def to_numpy(value: object) -> Any:
     """A tensor as a NumPy array (0-d arrays for scalars, as on torch; strings as ``str`` in object arrays)."""
     if isinstance(value, (tf.Tensor, tf.Variable)):
         array = np.asarray(value.numpy())  # a scalar tensor's .numpy() is a NumPy scalar (or bytes)
@@ -62,7 +62,7 @@ class TFExecutor(Executor):
             arguments = EntryArguments(component, call)
             split, by_name = len(arguments.positional), arguments.keyword_only
 
-            def run(*tensors: Any) -> Any:
+            def run(*tensors: object) -> Any:
                 supplied = iter(tensors)
                 args = [constants[i] if i in constants else next(supplied) for i in range(len(call.inputs))]
                 return method(*args[:split], **dict(zip(by_name, args[split:])))
@@ -85,7 +85,7 @@ class TFExecutor(Executor):
             return self._traced_entry(component, api_name, as_numpy)
         traced: Callable[..., Any] | None = None
 
-        def entry(*args: Any, **kwargs: Any) -> Any:
+        def entry(*args: object, **kwargs: object) -> Any:
             nonlocal traced
             if traced is None:
                 traced = self._traced_entry(component, api_name, as_numpy)
@@ -109,14 +109,14 @@ class TFExecutor(Executor):
         if arguments.plain and len(converters) == 1:
             (convert,) = converters
 
-            def entry_one(*args: Any, **kwargs: Any) -> Any:
+            def entry_one(*args: object, **kwargs: object) -> Any:
                 if kwargs or len(args) != 1:
                     args = arguments.values(args, kwargs)
                 return convert_out(flat_call(convert(args[0])))
 
             return entry_one
 
-        def entry(*args: Any, **kwargs: Any) -> Any:
+        def entry(*args: object, **kwargs: object) -> Any:
             values = arguments.values(args, kwargs)
             records = [value for value, record in zip(values, is_record) if record]
             return convert_out(flat_call(*[convert(a) for convert, a in zip(converters, records)]))
@@ -143,7 +143,7 @@ class TFExecutor(Executor):
             parts.append((self.graph_function(self.root, name), EntryArguments(self.root, call), converters, records))
         signature = [spec for function, *_ in parts for spec in function.input_signature]
 
-        def fused_graph(*tensors: Any) -> list[Any]:
+        def fused_graph(*tensors: object) -> list[Any]:
             outputs, offset = [], 0
             for function, *_ in parts:
                 count = len(function.input_signature)

@@ -46,7 +46,7 @@ def export(executor: Executor, plan: ExportPlan, path: Path, format: str) -> Non
     signature = [tf.TensorSpec(t.shape, tf.as_dtype(t.space.dtype), name=t.name) for t in plan.inputs]
     names = [t.name for t in plan.outputs]
 
-    def serve(*tensors: Any) -> dict[str, Any]:
+    def serve(*tensors: object) -> dict[str, object]:
         return dict(zip(names, plan(*tensors)))
 
     function = tf.function(serve, input_signature=signature, autograph=False)

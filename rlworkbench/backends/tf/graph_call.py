@@ -63,7 +63,7 @@ class GraphCall:
         options = self._context.function_call_options.as_attrs()
         return tuple(itertools.chain(*options.items()))
 
-    def flat_call(self, *tensors: Any) -> list[tf.Tensor]:
+    def flat_call(self, *tensors: object) -> list[tf.Tensor]:
         """The output tensors, flat, in ``tf.nest.flatten`` order of the function's outputs."""
         if not self.fast or tf_record.could_possibly_record() or not self._context.executing_eagerly():
             return tf.nest.flatten(self.concrete(*tensors))
@@ -76,7 +76,7 @@ class GraphCall:
         except TypeError:  # an input that is no eager tensor yet (strings, a variable): the public path converts it
             return tf.nest.flatten(self.concrete(*tensors))
 
-    def pack(self, flat: list[Any]) -> Any:
+    def pack(self, flat: list[object]) -> Any:
         """``flat`` values (tensors or NumPy arrays) in the structure of the function's outputs."""
         if self.single:
             return flat[0]
@@ -84,7 +84,7 @@ class GraphCall:
             return self._structure
         return tf.nest.pack_sequence_as(self._structure, flat)
 
-    def __call__(self, *tensors: Any) -> Any:
+    def __call__(self, *tensors: object) -> Any:
         return self.pack(self.flat_call(*tensors))
 
 

@@ -35,7 +35,7 @@ def zeros_of_pass(space: Space, sample_pass: int) -> Any:
     return tf.compat.v1.placeholder_with_default(zeros, shape)
 
 
-def static_shape(value: Any, where: dict[str, Any]) -> tuple[tuple[int, ...], np.dtype]:
+def static_shape(value: object, where: dict[str, object]) -> tuple[tuple[int, ...], np.dtype]:
     """A traced output leaf's static shape and dtype; a BuildError (at ``where``) if a dimension is unknown."""
     if not isinstance(value, (tf.Tensor, tf.Variable)):
         array = np.asarray(value)

@@ -89,16 +89,16 @@ class TorchBackend(Backend):
     def variable_version(self, variable: torch.Tensor) -> int:
         return variable._version  # torch's write counter: every in-place op on the tensor (or a view) bumps it
 
-    def clear_gradients(self, variables: list[Any]) -> None:
+    def clear_gradients(self, variables: list[object]) -> None:
         for variable in variables:
             variable.grad = None
 
-    def to_tensor(self, value: Any, device: str = "cpu") -> Any:
+    def to_tensor(self, value: object, device: str = "cpu") -> Any:
         """Nested NumPy values to tensors on ``device`` (strings stay NumPy: torch has no string tensors)."""
         return nest.map_structure(lambda leaf: _leaf_to_tensor(leaf, device), value)
 
-    def infer_output_spaces(self, component: Component, call: GraphFnCall, fn: Callable[..., Any],
-                            samples: dict[int, Any]) -> list[Space]:
+    def infer_output_spaces(self, component: Component, call: GraphFnCall, fn: Callable[..., object],
+                            samples: dict[int, object]) -> list[Space]:
         """Runs ``fn`` in both sample passes (once where its inputs are the same in both) and reads the output
         spaces off the two results (:func:`~rlworkbench.core.space_inference.space_of_two_passes`)."""
         rng = np.random.default_rng(space_inference.SAMPLE_SEED)
@@ -119,7 +119,7 @@ class TorchBackend(Backend):
             function = _placed(function, component)
         return types.MethodType(function, component)
 
-    def make_executor(self, graph: ComponentGraph, **options: Any) -> Executor:
+    def make_executor(self, graph: ComponentGraph, **options: object) -> Executor:
         from rlworkbench.backends.torch.executor import TorchExecutor
 
         if options:
@@ -134,7 +134,7 @@ def _leaf_to_tensor(leaf: Any, device: str) -> Any:
     return torch.as_tensor(leaf, device=device)
 
 
-def _shape_and_dtype(value: Any, where: dict[str, Any]) -> tuple[tuple[int, ...], np.dtype]:
+def _shape_and_dtype(value: object, where: dict[str, object]) -> tuple[tuple[int, ...], np.dtype]:
     """An output leaf's shape and dtype (a sample pass has every size; ``where`` is not needed here)."""
     if isinstance(value, torch.Tensor):
         return tuple(value.shape), torch.empty((), dtype=value.dtype).numpy().dtype
@@ -142,7 +142,7 @@ def _shape_and_dtype(value: Any, where: dict[str, Any]) -> tuple[tuple[int, ...]
     return array.shape, array.dtype
 
 
-def _placed(function: Callable[..., Any], component: Component) -> Callable[..., Any]:
+def _placed(function: Callable[..., object], component: Component) -> Callable[..., Any]:
     """An API method as it runs on its component's device: unchanged on the CPU under a CPU parent; on an
     accelerator, tensors it creates (``ops.zeros`` …) land there; under a parent on another device, inputs move in
     and outputs move back."""
@@ -155,23 +155,23 @@ def _placed(function: Callable[..., Any], component: Component) -> Callable[...,
     return function
 
 
-def _on_device(function: Callable[..., Any], device: str) -> Callable[..., Any]:
+def _on_device(function: Callable[..., object], device: str) -> Callable[..., Any]:
     """Tensors a graph function creates (``ops.zeros`` …) land on the component's device."""
 
-    def on_device(self: Any, *args: Any, **kwargs: Any) -> Any:
+    def on_device(self: Any, *args: object, **kwargs: object) -> Any:
         with torch.device(device):
             return function(self, *args, **kwargs)
 
     return on_device
 
 
-def _across_devices(function: Callable[..., Any], device: str, caller_device: str) -> Callable[..., Any]:
+def _across_devices(function: Callable[..., object], device: str, caller_device: str) -> Callable[..., Any]:
     """An API method of a component on another device than its parent: inputs move in, outputs move back."""
 
-    def move(value: Any, target: str) -> Any:
+    def move(value: object, target: str) -> Any:
         return nest.map_structure(lambda a: a.to(target) if isinstance(a, torch.Tensor) else a, value)
 
-    def moved(self: Any, *args: Any, **kwargs: Any) -> Any:
+    def moved(self: Any, *args: object, **kwargs: object) -> Any:
         return move(function(self, *move(args, device), **move(kwargs, device)), caller_device)
 
     return moved

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from rlworkbench.spaces import Space
 
 
-def to_numpy(value: Any) -> Any:
+def to_numpy(value: object) -> Any:
     """A tensor as NumPy (detached, on the CPU); anything else as it is."""
     if isinstance(value, torch.Tensor):
         if value.requires_grad:
@@ -29,7 +29,7 @@ def to_numpy(value: Any) -> Any:
     return value
 
 
-def cpu_to_numpy(value: Any) -> Any:
+def cpu_to_numpy(value: object) -> Any:
     """:func:`to_numpy` for outputs of a component known to live on the CPU (skips the device check)."""
     if isinstance(value, torch.Tensor):
         return value.detach().numpy() if value.requires_grad else value.numpy()
@@ -69,7 +69,7 @@ class TorchExecutor(Executor):
         if arguments.plain and arity == 1:
             (convert,) = converters
 
-            def entry_one(*args: Any, **kwargs: Any) -> Any:
+            def entry_one(*args: object, **kwargs: object) -> Any:
                 if kwargs or len(args) != 1:
                     args = arguments.values(args, kwargs)
                 tensor = convert(args[0])
@@ -86,7 +86,7 @@ class TorchExecutor(Executor):
         split = len(arguments.positional)
         by_name = arguments.keyword_only
 
-        def entry(*args: Any, **kwargs: Any) -> Any:
+        def entry(*args: object, **kwargs: object) -> Any:
             if not arguments.plain or kwargs or len(args) != arity:
                 args = arguments.values(args, kwargs)
             tensors = [convert(value) for convert, value in zip(converters, args)]
@@ -102,7 +102,7 @@ class TorchExecutor(Executor):
         return entry
 
 
-def _identity(value: Any) -> Any:
+def _identity(value: object) -> Any:
     return value
 
 

@@ -149,7 +149,7 @@ def _onnx(module: ExportModule, plan: ExportPlan, examples: tuple, path: Path, w
     if missing:
         raise ConfigError("ONNX export needs packages that are not installed", argument="format",
                           expected=f"pip install {' '.join(missing)}", got="onnx")
-    dims: dict[str, Any] = {}
+    dims: dict[str, object] = {}
     shapes = tuple({axis: dims.setdefault(name, torch.export.Dim(name)) for axis, name in t.dynamic_axes.items()}
                    or None for t in plan.inputs)
     try:
@@ -178,6 +178,6 @@ def _quiet_onnx_exporter() -> Iterator[None]:
         registration.setLevel(level)
 
 
-def _first_lines(error: Any, count: int = 12) -> str:
+def _first_lines(error: object, count: int = 12) -> str:
     text = re.sub(r"\x1b\[[0-9;]*m", "", str(error))  # the ONNX exporter colours its messages
     return "\n".join(text.strip().splitlines()[:count])

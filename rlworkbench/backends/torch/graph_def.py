@@ -66,7 +66,7 @@ class PrivateVariables(torch.overrides.TorchFunctionMode):
 class _Scope(ExportModule):
     """A component's stand-in during the trace: calls run through it, so the tracer opens its scope."""
 
-    def forward(self, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    def forward(self, function: Callable[..., object], *args: object, **kwargs: object) -> Any:  # type: ignore[override]
         return function(*args, **kwargs)
 
 
@@ -136,7 +136,7 @@ def _through_scopes(root: Component, scopes: dict[int, _Scope]) -> Iterator[None
             return None
         scope = scopes[id(component)]
 
-        def run(*args: Any, **kwargs: Any) -> Any:
+        def run(*args: object, **kwargs: object) -> Any:
             if active and active[-1] is component:
                 return bound(*args, **kwargs)
             active.append(component)

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 import tensorflow as tf
 
-Tensor = tf.Tensor
+Tensor: TypeAlias = tf.Tensor  # tensorflow ships no stubs: to mypy this is Any, to readers the type
 
 
-def dense(x: Tensor, kernel: Any, bias: Any | None) -> Tensor:
+def dense(x: Tensor, kernel: Tensor, bias: Any | None) -> Tensor:
     """``x @ kernel + bias`` over the last axis; kernel is ``(in, out)``."""
     out = tf.matmul(x, kernel) if x.shape.rank == 2 else tf.tensordot(x, kernel, axes=1)
     return out if bias is None else out + bias
@@ -48,11 +48,11 @@ def multiply(x: Tensor, factor: float) -> Tensor:
     return x * tf.cast(factor, x.dtype)
 
 
-def reshape(x: Tensor, shape: Sequence[Any]) -> Tensor:
+def reshape(x: Tensor, shape: Sequence[object]) -> Tensor:
     return tf.reshape(x, list(shape))
 
 
-def leading_dims(x: Tensor, count: int) -> tuple[Any, ...]:
+def leading_dims(x: Tensor, count: int) -> tuple[object, ...]:
     """The first ``count`` dimensions (batch/time): static ints where known, else dynamic scalars."""
     dynamic = tf.shape(x)
     return tuple(x.shape[i] if x.shape[i] is not None else dynamic[i] for i in range(count))
@@ -86,7 +86,7 @@ def reduce_mean(x: Tensor, axis: int | None = None) -> Tensor:
     return tf.reduce_mean(x, axis=axis)
 
 
-def identity(x: Any) -> Any:
+def identity(x: Tensor) -> Tensor:
     return x
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TypeAlias
+
 import tensorflow as tf
 
-Tensor = tf.Tensor
+Tensor: TypeAlias = tf.Tensor  # tensorflow ships no stubs: to mypy this is Any, to readers the type
 
 
 def lgamma(x: Tensor) -> Tensor:

@@ -7,14 +7,14 @@ Images are ``(batch, height, width, channels)`` and kernels ``(kh, kw, in, out)`
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 import tensorflow as tf
 
-Tensor = tf.Tensor
+Tensor: TypeAlias = tf.Tensor  # tensorflow ships no stubs: to mypy this is Any, to readers the type
 
 
-def conv2d(x: Tensor, kernel: Any, bias: Any | None, strides: Sequence[int] = (1, 1),
+def conv2d(x: Tensor, kernel: Tensor, bias: Any | None, strides: Sequence[int] = (1, 1),
            padding: str = "valid") -> Tensor:
     """2-D convolution (cross-correlation) of NHWC ``x`` with a ``(kh, kw, in, out)`` kernel, plus ``bias``.
 
@@ -29,7 +29,7 @@ def max_pool2d(x: Tensor, pool_size: Sequence[int], strides: Sequence[int], padd
     return tf.nn.max_pool2d(x, [int(p) for p in pool_size], [int(s) for s in strides], padding.upper())
 
 
-def scan(fn: Callable[[Any, Tensor], Any], elems: Tensor, initializer: Any) -> Any:
+def scan(fn: Callable[[Any, Tensor], Any], elems: Tensor, initializer: Tensor) -> Tensor:
     """``carry = fn(carry, elems[t])`` for every ``t`` of axis 0 (its length may be unknown while tracing),
     from ``initializer``; returns every step's carry stacked on a new axis 0 (nested like ``initializer``)."""
     return tf.scan(fn, elems, initializer=initializer)

@@ -10,10 +10,11 @@ and epsilon inside the square root), so it is a few element-wise ops per variabl
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TypeAlias
 
 import tensorflow as tf
 
-Tensor = tf.Tensor
+Tensor: TypeAlias = tf.Tensor  # tensorflow ships no stubs: to mypy this is Any, to readers the type
 
 
 def global_norm(tensors: Sequence[Tensor]) -> Tensor:

@@ -8,16 +8,16 @@ the tower's rows (:func:`rlworkbench.core.replication.draw_rows`): a tower sampl
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 import tensorflow as tf
 
 from rlworkbench.core.replication import draw_rows
 
-Tensor = tf.Tensor
+Tensor: TypeAlias = tf.Tensor  # tensorflow ships no stubs: to mypy this is Any, to readers the type
 
 
-def _for_rows(shape: Any) -> tuple[Any, Any]:
+def _for_rows(shape: Tensor) -> tuple[Any, Any]:
     """The shape to draw and the rows to keep (all of them outside a replica tower)."""
     rows = draw_rows()
     if rows is None:
@@ -29,23 +29,23 @@ def _for_rows(shape: Any) -> tuple[Any, Any]:
     return [total, *shape[1:]], (start, stop)
 
 
-def _kept(values: Tensor, rows: Any) -> Tensor:
+def _kept(values: Tensor, rows: Tensor) -> Tensor:
     return values if rows is None else values[rows[0]:rows[1]]
 
 
-def random_uniform(generator: tf.random.Generator, shape: Sequence[Any], low: float = 0.0,
+def random_uniform(generator: tf.random.Generator, shape: Sequence[object], low: float = 0.0,
                    high: float = 1.0) -> Tensor:
     shape, rows = _for_rows(list(shape))
     return low + (high - low) * _kept(generator.uniform(shape, dtype=tf.float32), rows)
 
 
-def random_normal(generator: tf.random.Generator, shape: Sequence[Any], mean: float = 0.0,
+def random_normal(generator: tf.random.Generator, shape: Sequence[object], mean: float = 0.0,
                   stddev: float = 1.0) -> Tensor:
     shape, rows = _for_rows(list(shape))
     return mean + stddev * _kept(generator.normal(shape, dtype=tf.float32), rows)
 
 
-def random_integers(generator: tf.random.Generator, shape: Sequence[Any], low: int, high: Any) -> Tensor:
+def random_integers(generator: tf.random.Generator, shape: Sequence[object], low: int, high: Tensor) -> Tensor:
     """Uniform ints in ``[low, high)``; ``high`` may be a scalar tensor (e.g. a memory's current size)."""
     shape, rows = _for_rows(list(shape))
     u = _kept(generator.uniform(shape, dtype=tf.float64), rows)

@@ -7,38 +7,38 @@ after an assignment see the new value, as in PyTorch.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TypeAlias
 
 import tensorflow as tf
 
-Tensor = tf.Tensor
+Tensor: TypeAlias = tf.Tensor  # tensorflow ships no stubs: to mypy this is Any, to readers the type
 
 
-def _full(variable: tf.Variable, value: Any) -> Tensor:
+def _full(variable: tf.Variable, value: object) -> Tensor:
     """``value`` cast and broadcast to the variable (PyTorch's in-place ops broadcast; TF's assigns do not)."""
     return tf.broadcast_to(tf.cast(value, variable.dtype), tf.shape(variable))
 
 
-def assign(variable: tf.Variable, value: Any) -> Any:
+def assign(variable: tf.Variable, value: object) -> Tensor:
     return variable.assign(_full(variable, value))
 
 
-def assign_add(variable: tf.Variable, value: Any) -> Any:
+def assign_add(variable: tf.Variable, value: object) -> Tensor:
     return variable.assign_add(_full(variable, value))
 
 
-def assign_sub(variable: tf.Variable, value: Any) -> Any:
+def assign_sub(variable: tf.Variable, value: object) -> Tensor:
     return variable.assign_sub(_full(variable, value))
 
 
-def scatter_update(variable: tf.Variable, indices: Tensor, updates: Tensor) -> Any:
+def scatter_update(variable: tf.Variable, indices: Tensor, updates: Tensor) -> Tensor:
     """``variable[indices] = updates`` along axis 0 (rows)."""
     indices = tf.reshape(tf.cast(indices, tf.int64), [-1, 1])
     updates = tf.reshape(tf.cast(updates, variable.dtype), tf.concat([[-1], tf.shape(variable)[1:]], 0))
     return variable.scatter_nd_update(indices, updates)
 
 
-def scatter_add(variable: tf.Variable, indices: Tensor, updates: Tensor) -> Any:
+def scatter_add(variable: tf.Variable, indices: Tensor, updates: Tensor) -> Tensor:
     """``variable[indices] += updates`` along axis 0 (rows); repeated indices add up."""
     indices = tf.reshape(tf.cast(indices, tf.int64), [-1, 1])
     updates = tf.reshape(tf.cast(updates, variable.dtype), tf.concat([[-1], tf.shape(variable)[1:]], 0))

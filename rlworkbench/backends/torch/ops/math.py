@@ -137,7 +137,7 @@ def ones(shape: Sequence[Any], dtype: str = "float32") -> Tensor:
     return torch.ones(tuple(int(d) for d in shape), dtype=_DTYPES[dtype])
 
 
-def fill(shape: Sequence[Any], value: Any, dtype: str = "float32") -> Tensor:
+def fill(shape: Sequence[Any], value: object, dtype: str = "float32") -> Tensor:
     return torch.full(tuple(int(d) for d in shape), value, dtype=_DTYPES[dtype])
 
 
@@ -149,7 +149,7 @@ def ones_like(x: Tensor) -> Tensor:
     return torch.ones_like(x)
 
 
-def constant(value: Any, dtype: str = "float32") -> Tensor:
+def constant(value: object, dtype: str = "float32") -> Tensor:
     return torch.as_tensor(value, dtype=_DTYPES[dtype])
 
 

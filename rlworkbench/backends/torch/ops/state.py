@@ -7,7 +7,6 @@ optimizer's step) never becomes part of a loss's graph.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import torch
 
@@ -26,17 +25,17 @@ def _unrecorded(tracked: bool, change: Callable[[], Tensor]) -> Tensor:
 
 
 # assign, assign_add and assign_sub honour the update guard (an optimizer step whose loss is not finite)
-def assign(variable: Tensor, value: Any) -> Tensor:
+def assign(variable: Tensor, value: object) -> Tensor:
     value = torch.as_tensor(value, dtype=variable.dtype, device=variable.device)
     return _unrecorded(variable.requires_grad, lambda: variable.copy_(guarded(value, variable)))
 
 
-def assign_add(variable: Tensor, value: Any) -> Tensor:
+def assign_add(variable: Tensor, value: object) -> Tensor:
     value = torch.as_tensor(value, dtype=variable.dtype, device=variable.device)
     return _unrecorded(variable.requires_grad, lambda: variable.add_(guarded(value, 0)))
 
 
-def assign_sub(variable: Tensor, value: Any) -> Tensor:
+def assign_sub(variable: Tensor, value: object) -> Tensor:
     value = torch.as_tensor(value, dtype=variable.dtype, device=variable.device)
     return _unrecorded(variable.requires_grad, lambda: variable.sub_(guarded(value, 0)))
 
