@@ -20,7 +20,7 @@ from rlworkbench.spaces import IntBox, Space, from_gymnasium
 class QActor(Component):
     """Preprocessing → Q-network → greedy action: ``get_action(states)``, ``get_q_values(states)``."""
 
-    def __init__(self, num_actions: int, hidden: tuple[int, ...] = (64, 64), **kwargs: Any):
+    def __init__(self, num_actions: int, hidden: tuple[int, ...] = (64, 64), **kwargs: object):
         self.preprocessor = PreprocessorStack([{"type": "clip", "low": -5.0, "high": 5.0},
                                                {"type": "divide", "divisor": 5.0}], name="preprocessor")
         layers = [{"type": "dense", "units": units, "activation": "relu"} for units in hidden]
@@ -37,7 +37,7 @@ class QActor(Component):
         return self.selector.select(self.get_q_values(states))
 
 
-def run(env_id: str = "CartPole-v1", backend: str = "torch", seed: int = 0, steps: int = 20) -> dict[str, Any]:
+def run(env_id: str = "CartPole-v1", backend: str = "torch", seed: int = 0, steps: int = 20) -> dict[str, object]:
     """Builds the actor for ``env_id`` and exercises it; returns what it saw (used by the tests)."""
     import gymnasium as gym
 

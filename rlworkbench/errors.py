@@ -27,8 +27,8 @@ class RLWorkbenchError(Exception):
         graph_fn: str | None = None,
         argument: str | None = None,
         key_path: str | None = None,
-        expected: Any = None,
-        got: Any = None,
+        expected: object = None,
+        got: object = None,
     ) -> None:
         self.message = message
         self.component = component
@@ -74,13 +74,13 @@ class RLWorkbenchError(Exception):
     def __reduce__(self):  # keep context through pickling (Ray, multiprocessing)
         return _rebuild_error, (type(self), self.message, self._context_dict())
 
-    def _context_dict(self) -> dict[str, Any]:
+    def _context_dict(self) -> dict[str, object]:
         fields = {f: getattr(self, f) for f in _CONTEXT_FIELDS}
         fields.update(expected=self.expected, got=self.got)
         return fields
 
 
-def _rebuild_error(cls: type[RLWorkbenchError], message: str, fields: dict[str, Any]) -> RLWorkbenchError:
+def _rebuild_error(cls: type[RLWorkbenchError], message: str, fields: dict[str, object]) -> RLWorkbenchError:
     return cls(message, **fields)
 
 
@@ -95,7 +95,7 @@ class BuildError(RLWorkbenchError):
     and drawn with the component that got stuck highlighted.
     """
 
-    def __init__(self, message: str, *, graph: Any = None, **context: Any) -> None:
+    def __init__(self, message: str, *, graph: Any = None, **context: object) -> None:
         super().__init__(message, **context)
         self.graph = graph
 

@@ -45,7 +45,7 @@ def leaves(structure: Nested[T]) -> list[T]:
     return [leaf for _, leaf in items(structure)]
 
 
-def map_structure(fn: Callable[..., Any], structure: Any, *others: Any) -> Any:
+def map_structure(fn: Callable[..., object], structure: Any, *others: object) -> Any:
     """Applies ``fn(leaf, *other_leaves)`` leaf by leaf, keeping the structure of ``structure``."""
     if isinstance(structure, Mapping):
         return {k: map_structure(fn, v, *(o[k] for o in others)) for k, v in structure.items()}
@@ -64,6 +64,6 @@ def map_with_path(fn: Callable[[str, Any], Any], structure: Any, prefix: str = "
     return fn(prefix, structure)
 
 
-def unflatten_as(template: Any, flat: Mapping[str, Any]) -> Any:
+def unflatten_as(template: Any, flat: Mapping[str, object]) -> Any:
     """Rebuilds ``template``'s structure with leaves taken from ``flat`` by key path."""
     return map_with_path(lambda path, _: flat[path], template)

@@ -27,7 +27,7 @@ import numpy as np
 class AtariFrames(gymnasium.Wrapper):
     """``ALE/<game>-v5`` with its last ``frames`` RGB frames as the observation; see the module docstring."""
 
-    def __init__(self, game: str = "Pong", frames: int = 4, **make_kwargs: Any):
+    def __init__(self, game: str = "Pong", frames: int = 4, **make_kwargs: object):
         import ale_py
 
         gymnasium.register_envs(ale_py)
@@ -37,7 +37,7 @@ class AtariFrames(gymnasium.Wrapper):
         self.observation_space = gymnasium.spaces.Box(0, 255, (height, width, self.frames, channels), np.uint8)
         self._stack: deque[np.ndarray] = deque(maxlen=self.frames)
 
-    def reset(self, **kwargs: Any) -> tuple[np.ndarray, dict[str, Any]]:
+    def reset(self, **kwargs: object) -> tuple[np.ndarray, dict[str, Any]]:
         frame, info = self.env.reset(**kwargs)
         self._stack.extend([frame] * self.frames)
         return self._observation(), info
@@ -51,7 +51,7 @@ class AtariFrames(gymnasium.Wrapper):
         return np.stack(self._stack, axis=-2)
 
 
-def atari_env(game: str = "Pong", frames: int = 4, **make_kwargs: Any) -> Callable[[], AtariFrames]:
+def atari_env(game: str = "Pong", frames: int = 4, **make_kwargs: object) -> Callable[[], AtariFrames]:
     """A picklable zero-argument factory of :class:`AtariFrames` (for ``promote(..., env=...)`` and
     ``make_vector_env``)."""
     return functools.partial(AtariFrames, game, frames, **make_kwargs)

@@ -9,7 +9,6 @@ The spaces' samplers are seeded the same way.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import gymnasium as gym
 from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv, VectorEnv
@@ -23,7 +22,7 @@ _MODES = ("sync", "async")
 
 def make_vector_env(env_id_or_fn: str | EnvFactory, num_envs: int = 1, mode: str = "sync", seed: int | None = None,
                     *, autoreset_mode: str | AutoresetMode = AutoresetMode.SAME_STEP,
-                    max_episode_steps: int | None = None, **env_kwargs: Any) -> VectorEnv:
+                    max_episode_steps: int | None = None, **env_kwargs: object) -> VectorEnv:
     """A :class:`SyncVectorEnv` or :class:`AsyncVectorEnv` of ``num_envs`` copies of one env.
 
     ``env_id_or_fn`` is a registered Gymnasium id (made with ``gymnasium.make(id, **env_kwargs)``) or a
@@ -73,7 +72,7 @@ def autoreset_mode_of(env: VectorEnv) -> AutoresetMode:
 class _MakeById:
     """``gymnasium.make(env_id, **kwargs)`` as a picklable factory (async envs send it to a subprocess)."""
 
-    def __init__(self, env_id: str, kwargs: dict[str, Any]):
+    def __init__(self, env_id: str, kwargs: dict[str, object]):
         self.env_id, self.kwargs = env_id, kwargs
 
     def __call__(self) -> gym.Env:

@@ -56,7 +56,7 @@ class MetricsBook:
         self.env_episodes = np.zeros(num_envs, dtype=np.int64)
         self.recent_returns: deque[float] = deque(maxlen=recent_window)
         self._episode_rows: list[tuple] = []
-        self._update_rows: list[dict[str, Any]] = []
+        self._update_rows: list[dict[str, object]] = []
         self._lock = threading.Lock()
         self._episode_cache: pd.DataFrame | None = None
         self._update_cache: pd.DataFrame | None = None
@@ -102,14 +102,14 @@ class MetricsBook:
             self.env_episodes[env_id] += 1
         return row
 
-    def add_update(self, timesteps_total: int, wall_time: float, metrics: dict[str, Any]) -> dict[str, Any]:
+    def add_update(self, timesteps_total: int, wall_time: float, metrics: dict[str, object]) -> dict[str, object]:
         row = {"update": len(self._update_rows), "timesteps_total": timesteps_total, "wall_time": wall_time}
         row.update((str(key), _as_float(value)) for key, value in metrics.items())
         with self._lock:
             self._update_rows.append(row)
         return row
 
-    def add_rows(self, episodes: Sequence[Sequence[Any]], updates: Sequence[Mapping[str, Any]]) -> None:
+    def add_rows(self, episodes: Sequence[Sequence[Any]], updates: Sequence[Mapping[str, object]]) -> None:
         """Appends episodes (rows in ``EPISODE_COLUMNS`` order) and updates measured elsewhere — a cluster job's
         log — as they are."""
         with self._lock:
@@ -170,7 +170,7 @@ class MetricsBook:
             return self._update_cache.copy()
 
 
-def _as_float(value: Any) -> float:
+def _as_float(value: object) -> float:
     """A metric as a Python float: scalars as they are (numpy, 0-d arrays, framework scalars with ``item()``),
     arrays by their mean (an agent that reports per-sample TD errors gets their mean in the table)."""
     if hasattr(value, "detach"):  # a torch tensor: off the graph and onto the host first

@@ -42,7 +42,7 @@ class TrainResult:
 
     run_dir: Path
     checkpoint: Path
-    summary: dict[str, Any]
+    summary: dict[str, object]
     episodes: pd.DataFrame = field(repr=False)
     updates: pd.DataFrame = field(repr=False)
 
@@ -50,7 +50,7 @@ class TrainResult:
         return pd.DataFrame([self.summary]).to_string(index=False)
 
 
-def agent_from_env(env: Any, config: dict[str, Any], *, backend: str, seed: int | None = None) -> Any:
+def agent_from_env(env: Any, config: dict[str, object], *, backend: str, seed: int | None = None) -> Any:
     """``Agent.from_env(env, config, backend=…, seed=…).build()``."""
     return Agent.from_env(env, config, backend=backend, seed=seed).build()
 
@@ -85,7 +85,7 @@ def train(config: str | Path | dict[str, Any], env: str = "CartPole-v1", *, back
 
 
 # ----- the pieces of a run, shared with the notebook's promote() -------------------------------------------------
-def start_run_dir(logdir: str | Path, stem: str, config: dict[str, Any], name: str | None = None) -> Path:
+def start_run_dir(logdir: str | Path, stem: str, config: dict[str, object], name: str | None = None) -> Path:
     """A new run directory ``<logdir>/<stem>-<YYYYmmdd-HHMMSS>[-n]`` (or exactly ``<logdir>/<name>``, which must
     not exist yet) holding ``config.json``; a ConfigError naming ``logdir`` if it cannot be made there."""
     try:
@@ -95,7 +95,7 @@ def start_run_dir(logdir: str | Path, stem: str, config: dict[str, Any], name: s
                           expected="a writable directory", got=str(logdir)) from None
 
 
-def _start_run_dir(logdir: Path, stem: str, config: dict[str, Any], name: str | None) -> Path:
+def _start_run_dir(logdir: Path, stem: str, config: dict[str, object], name: str | None) -> Path:
     run_dir = _new_run_dir(Path(logdir), stem) if name is None else _named_run_dir(Path(logdir), name)
     (run_dir / "config.json").write_text(json.dumps(config, indent=2))
     return run_dir

@@ -105,7 +105,7 @@ def _copy(batch: Any) -> Any:
     return np.array(batch, copy=True)
 
 
-def _set_row(batch: Any, row: int, value: Any) -> None:
+def _set_row(batch: Any, row: int, value: object) -> None:
     if isinstance(batch, dict):
         for key, child in batch.items():
             _set_row(child, row, value[key])

@@ -306,7 +306,7 @@ class Worker:
     def __enter__(self) -> Worker:
         return self
 
-    def __exit__(self, *exc_info: Any) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from rlworkbench.execution.dataflow import FILE_NAME, read_dataflow
 
@@ -15,7 +14,7 @@ def has_dataflow(logdir: str | None) -> bool:
     return bool(logdir) and (Path(str(logdir)) / FILE_NAME).is_file()
 
 
-def dataflow_payload(logdir: str | Path) -> dict[str, Any] | None:
+def dataflow_payload(logdir: str | Path) -> dict[str, object] | None:
     """``{"plan", "wall_time", "svg", "nodes": [row …], "edges": [row …], "bottleneck": edge row | None,
     "notes"}`` of the snapshot in ``logdir``; None when there is none. Rows are ``nodes_frame``/``edges_frame``'s."""
     from rlworkbench.visualize.dataflow_drawing import dataflow_svg

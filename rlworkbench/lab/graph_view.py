@@ -12,12 +12,12 @@ from typing import Any
 from rlworkbench.errors import BuildError
 
 CACHE_SIZE = 8
-_CACHE: dict[str, Any] = {}
+_CACHE: dict[str, object] = {}
 _LOCK = threading.Lock()  # one build at a time: builds change process-wide backend state
 
 
 def graph_payload(config: Any, env: str, backend: str = "torch", depth: int | None = None,
-                  api: str | None = None) -> dict[str, Any]:
+                  api: str | None = None) -> dict[str, object]:
     """``{"svg", "title", "components": {path: details}, "api_methods", "error", "max_depth"}`` for ``config`` on
     ``env``. A config that does not build is drawn as far as it got, the stuck component in red, with ``error``
     set. ``max_depth`` is how deep the component tree goes below the drawn component (the depths worth offering)."""
@@ -70,7 +70,7 @@ def _tree(component: Any) -> list[Any]:
     return found
 
 
-def _details(component: Any, graph: Any) -> dict[str, Any]:
+def _details(component: Any, graph: Any) -> dict[str, object]:
     from rlworkbench.workbench.explorer_details import api_table, component_summary
 
     summary = component_summary(component, graph)

@@ -56,7 +56,7 @@ class BoxSpace(Space):
     def zeros(self, size: Size = None) -> np.ndarray:
         return np.zeros(self.size_dims(size) + self._shape, dtype=self._dtype)
 
-    def check(self, value: Any, key_path: str = "") -> None:
+    def check(self, value: object, key_path: str = "") -> None:
         try:
             array = value if isinstance(value, np.ndarray) else np.asarray(value)
         except (ValueError, TypeError) as error:  # e.g. ragged nested lists
@@ -78,10 +78,10 @@ class BoxSpace(Space):
     def _check_bounds(self, array: np.ndarray, key_path: str) -> None:
         pass
 
-    def flatten(self, value: Any = None) -> dict[str, Any]:
+    def flatten(self, value: object = None) -> dict[str, object]:
         return {"": self if value is None else value}
 
-    def unflatten(self, flat: dict[str, Any]) -> Any:
+    def unflatten(self, flat: dict[str, object]) -> Any:
         return flat[""]
 
     def map(self, fn: Callable[[Space], Space]) -> Space:
@@ -114,7 +114,7 @@ class NumericBox(BoxSpace):
         self.low = self._bound(low, self._default_low())
         self.high = self._bound(high, self._default_high())
 
-    def _bound(self, value: Any, default: Any) -> np.ndarray:
+    def _bound(self, value: object, default: object) -> np.ndarray:
         bound = np.asarray(default if value is None else value, dtype=self.bound_dtype or self._dtype)
         if bound.ndim and bound.shape != self._shape:
             bound = np.broadcast_to(bound, self._shape).copy()

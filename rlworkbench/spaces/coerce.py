@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rlworkbench.errors import ConfigError
 from rlworkbench.spaces.space import Space
 
 
-def is_gymnasium_space(value: Any) -> bool:
+def is_gymnasium_space(value: object) -> bool:
     """Whether ``value`` is a Gymnasium space (checked without importing Gymnasium)."""
     return any(klass.__module__.startswith("gymnasium.spaces") and klass.__name__ == "Space"
                for klass in type(value).__mro__)
 
 
-def as_space(value: Any, argument: str = "space", **context: Any) -> Space:
+def as_space(value: object, argument: str = "space", **context: object) -> Space:
     """``value`` if it is a :class:`Space`; a Gymnasium space converted with ``from_gymnasium``; else a ConfigError
     naming ``argument`` (and ``context``: component, key_path, …)."""
     if isinstance(value, Space):

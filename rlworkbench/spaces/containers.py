@@ -67,10 +67,10 @@ class ContainerSpace(Space):
     def zeros(self, size: Size = None) -> Any:
         return self._structure(lambda s: s.zeros(size))
 
-    def flatten(self, value: Any = None) -> dict[str, Any]:
+    def flatten(self, value: object = None) -> dict[str, object]:
         if value is None:
             return dict(self._leaf_items(""))
-        flat: dict[str, Any] = {}
+        flat: dict[str, object] = {}
         for key, child in self.children():
             for path, leaf in child.flatten(self._child_value(value, key, "")).items():
                 flat[nest.join(str(key), path) if path else str(key)] = leaf
@@ -84,10 +84,10 @@ class ContainerSpace(Space):
             else:
                 yield path, child
 
-    def unflatten(self, flat: Mapping[str, Any]) -> Any:
+    def unflatten(self, flat: Mapping[str, object]) -> Any:
         return self._unflatten_at(flat, "")
 
-    def _unflatten_at(self, flat: Mapping[str, Any], prefix: str) -> Any:
+    def _unflatten_at(self, flat: Mapping[str, object], prefix: str) -> Any:
         def rebuild(key: Any, child: Space) -> Any:
             path = nest.join(prefix, key)
             return child._unflatten_at(flat, path) if isinstance(child, ContainerSpace) else flat[path]
@@ -102,16 +102,16 @@ class ContainerSpace(Space):
             return self._with_ranks(*self._rank_key())
         return self._rebuild([(k, s.map(fn)) for k, s in self.children()])
 
-    def check(self, value: Any, key_path: str = "") -> None:
+    def check(self, value: object, key_path: str = "") -> None:
         self._check_structure(value, key_path)  # first, so that empty containers check their values too
         for key, child in self.children():
             child.check(self._child_value(value, key, key_path), nest.join(key_path, key))
 
-    def _check_structure(self, value: Any, key_path: str) -> None:
+    def _check_structure(self, value: object, key_path: str) -> None:
         """Raises :class:`SpaceError` if ``value`` is not this container's kind of value."""
         raise NotImplementedError
 
-    def _child_value(self, value: Any, key: Any, key_path: str) -> Any:
+    def _child_value(self, value: object, key: Any, key_path: str) -> Any:
         raise NotImplementedError
 
     def _key(self) -> tuple:
@@ -143,20 +143,20 @@ class Dict(ContainerSpace):
     def _rebuild(self, children: list[tuple[Any, Space]]) -> Dict:
         return Dict(dict(children))
 
-    def _structure(self, fn: Callable[[Space], Any]) -> dict[str, Any]:
+    def _structure(self, fn: Callable[[Space], Any]) -> dict[str, object]:
         return {k: fn(s) for k, s in self._spaces.items()}
 
-    def _pack(self, pairs: list[tuple[Any, Any]]) -> dict[str, Any]:
+    def _pack(self, pairs: list[tuple[Any, Any]]) -> dict[str, object]:
         return dict(pairs)
 
-    def _child_value(self, value: Any, key: Any, key_path: str) -> Any:
+    def _child_value(self, value: object, key: Any, key_path: str) -> Any:
         _check_mapping(value, key_path)
         if key not in value:
             raise SpaceError("Dict value misses a key", key_path=nest.join(key_path, key),
                              expected=f"keys {list(self._spaces)}", got=f"keys {list(value)}")
         return value[key]
 
-    def _check_structure(self, value: Any, key_path: str) -> None:
+    def _check_structure(self, value: object, key_path: str) -> None:
         _check_mapping(value, key_path)
         extra = [k for k in value if k not in self._spaces]
         if extra:
@@ -183,7 +183,7 @@ class Dict(ContainerSpace):
         return f"Dict({body})"
 
 
-def _check_mapping(value: Any, key_path: str) -> None:
+def _check_mapping(value: object, key_path: str) -> None:
     if not isinstance(value, Mapping):
         raise SpaceError("Dict value must be a mapping", key_path=key_path or None, expected="dict",
                          got=type(value).__name__)
@@ -219,14 +219,14 @@ class Tuple(ContainerSpace):
     def _pack(self, pairs: list[tuple[Any, Any]]) -> tuple:
         return tuple(v for _, v in pairs)
 
-    def _check_structure(self, value: Any, key_path: str) -> None:
+    def _check_structure(self, value: object, key_path: str) -> None:
         if not isinstance(value, (tuple, list)) or len(value) != len(self._spaces):
             got = f"{type(value).__name__} of length {len(value)}" if isinstance(value, (tuple, list)) else \
                 type(value).__name__
             raise SpaceError("Tuple value has the wrong structure", key_path=key_path or None,
                              expected=f"tuple of length {len(self._spaces)}", got=got)
 
-    def _child_value(self, value: Any, key: Any, key_path: str) -> Any:
+    def _child_value(self, value: object, key: Any, key_path: str) -> Any:
         self._check_structure(value, key_path)
         return value[key]
 

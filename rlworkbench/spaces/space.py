@@ -103,18 +103,18 @@ class Space(abc.ABC):
     def zeros(self, size: Size = None) -> Any: ...
 
     @abc.abstractmethod
-    def check(self, value: Any, key_path: str = "") -> None:
+    def check(self, value: object, key_path: str = "") -> None:
         """Raises :class:`SpaceError` naming the key path and expected vs got if ``value`` does not fit.
 
         A value fits with no leading ranks or with exactly the ranks the space declares (any sizes).
         """
 
     @abc.abstractmethod
-    def flatten(self, value: Any = None) -> dict[str, Any]:
+    def flatten(self, value: object = None) -> dict[str, object]:
         """``{key_path: leaf space}``, or with ``value`` given, ``{key_path: leaf value}``."""
 
     @abc.abstractmethod
-    def unflatten(self, flat: dict[str, Any]) -> Any:
+    def unflatten(self, flat: dict[str, object]) -> Any:
         """Rebuilds a nested value (or nested spaces) of this space's structure from a flat mapping."""
 
     @abc.abstractmethod
@@ -125,14 +125,14 @@ class Space(abc.ABC):
     def _key(self) -> tuple: ...
 
     # ----- shared behaviour ---------------------------------------------------------------------------------
-    def contains(self, value: Any) -> bool:
+    def contains(self, value: object) -> bool:
         try:
             self.check(value)
         except SpaceError:
             return False
         return True
 
-    def __contains__(self, value: Any) -> bool:
+    def __contains__(self, value: object) -> bool:
         return self.contains(value)
 
     def _rank_key(self) -> tuple:

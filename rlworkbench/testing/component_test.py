@@ -21,7 +21,7 @@ class ComponentTest:
     Keyword-only inputs go in a trailing dict: ``test.test(("loss", [q, a, r, t], {"q_values_sp": q2, ...}))``.
     """
 
-    def __init__(self, component: Component, input_spaces: Mapping[str, Any], backend: str | None = None,
+    def __init__(self, component: Component, input_spaces: Mapping[str, object], backend: str | None = None,
                  seed: int | None = 10, device_map: Mapping[str, str] | None = None,
                  api_methods: list[str] | None = None):
         self.component = component

@@ -7,8 +7,6 @@ that names the sibling it repeats. A twin on another device (a replica tower) is
 
 from __future__ import annotations
 
-from typing import Any
-
 from rlworkbench.core.component import Component
 
 _NOT_SETTINGS = {"name", "device", "resolved_device", "backend", "ops", "parent", "input_spaces"}
@@ -68,7 +66,7 @@ def _same(a: Component, b: Component) -> bool:
     return all(_same(a.sub_components[name], b.sub_components[name]) for name in a.sub_components)
 
 
-def _settings(component: Component) -> dict[str, Any]:
+def _settings(component: Component) -> dict[str, object]:
     return {key: value for key, value in vars(component).items()
             if key not in _NOT_SETTINGS and not key.startswith("_") and isinstance(value, (bool, int, float, str))}
 

@@ -84,5 +84,5 @@ def _dtype_name(variable: Any) -> str:
     return str(getattr(dtype, "name", None) or dtype).removeprefix("torch.")
 
 
-def _spaces(spaces: Mapping[str, Any]) -> str:
+def _spaces(spaces: Mapping[str, object]) -> str:
     return ", ".join(f"{name}: {space}" for name, space in spaces.items())

@@ -68,14 +68,14 @@ class ComponentDigraph(graphviz.Digraph):
 
     edge_labels: dict[tuple[str, str], str]
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: Any) -> dict[str, str]:
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: object) -> dict[str, str]:
         from rlworkbench.visualize.scrolling_svg import scrolling_svg
 
         svg = self.pipe(format="svg").decode("utf-8")
         return {"image/svg+xml": svg, "text/html": scrolling_svg(svg), "text/plain": f"<graph {self.name}>"}
 
 
-def graph_svg(target: Any, **options: Any) -> str:
+def graph_svg(target: Any, **options: object) -> str:
     """``render_graph(target, **options)`` as SVG text."""
     return render_graph(target, **options).pipe(format="svg").decode("utf-8")
 
@@ -166,7 +166,7 @@ class _Renderer:
         if label and label not in labels:
             labels.append(label)
 
-    def _flow_label(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> str:
+    def _flow_label(self, inputs: dict[str, object], outputs: dict[str, object]) -> str:
         if not self.spaces:
             return ""
         lines = _clip([_argument(name, value) for name, value in inputs.items()])
@@ -361,7 +361,7 @@ def _distinct_names(paths: Iterable[str], among: Iterable[str]) -> list[str]:
     return names
 
 
-def _argument(name: str, value: Any) -> str:
+def _argument(name: str, value: object) -> str:
     """``name: space`` of a record (just the space when ``name`` is empty), ``name=value`` of a constant."""
     if isinstance(value, Record):
         if value.space is None:

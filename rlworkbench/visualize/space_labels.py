@@ -41,7 +41,7 @@ def _rank_dims(space: Space) -> list[str]:
     return ["T", "B"] if space.time_major else ["B", "T"]
 
 
-def _scalar(value: Any) -> Any:
+def _scalar(value: object) -> Any:
     """The single value of a bound that is the same everywhere (None for per-element bounds)."""
     if value is None:
         return None

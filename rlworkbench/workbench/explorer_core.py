@@ -31,7 +31,7 @@ class ExplorerCore:
     set: ``changes`` (differences since a previous build, marked in the drawing), ``highlight`` (paths drawn in
     red) and ``after_rebuild`` (called with the error, or None, when a :meth:`rebuild` ends)."""
 
-    def __init__(self, target: Any, input_spaces: Mapping[str, Any] | None = None, backend: str | None = None,
+    def __init__(self, target: Any, input_spaces: Mapping[str, object] | None = None, backend: str | None = None,
                  device_map: Mapping[str, str] | None = None, seed: int | None = None, *, depth: int | None = None,
                  api: str | None = None):
         self.target = Target(target, input_spaces, backend, seed)

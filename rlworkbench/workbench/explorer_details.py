@@ -75,7 +75,7 @@ def short_device(device: Any) -> str:
     return text.rsplit("device:", 1)[-1] if "device:" in text else text
 
 
-def component_summary(component: Component, graph: ComponentGraph | None) -> dict[str, Any]:
+def component_summary(component: Component, graph: ComponentGraph | None) -> dict[str, object]:
     """Class, path, devices (configured and resolved), built state and variable totals of a component."""
     variables = variables_table(component)
     return {"class": type(component).__name__, "path": component.path, "device": component.device,
@@ -110,5 +110,5 @@ def available_devices(backend_name: str) -> list[str]:
     return get_backend(backend_name).available_devices()
 
 
-def _e(value: Any) -> str:
+def _e(value: object) -> str:
     return html.escape(str(value))

@@ -27,7 +27,7 @@ def graph_drawing(target: Any, *, selected: str | None = None, highlight: Iterab
     return svg[svg.find("<svg"):], drawing.edge_labels
 
 
-def graph_svg(target: Any, **options: Any) -> str:
+def graph_svg(target: Any, **options: object) -> str:
     """The SVG of :func:`graph_drawing` alone."""
     return graph_drawing(target, **options)[0]
 

@@ -34,7 +34,7 @@ class Target:
     sub-component (relative to the target's component) instead, e.g. ``Target(agent, path="policy")``.
     """
 
-    def __init__(self, target: Any, input_spaces: Mapping[str, Any] | None = None, backend: str | None = None,
+    def __init__(self, target: Any, input_spaces: Mapping[str, object] | None = None, backend: str | None = None,
                  seed: int | None = None, executor: Executor | None = None, path: str | None = None):
         self.agent: GraphAgent | None = None
         if isinstance(target, Executor):

@@ -46,7 +46,7 @@ class GraphExplorer:
     :class:`ExplorerCore` to show instead (``target`` and the rest are then not used). Attributes a caller may
     set: ``changes``, ``highlight`` and ``after_rebuild`` (see :class:`ExplorerCore`)."""
 
-    def __init__(self, target: Any = None, input_spaces: Mapping[str, Any] | None = None, backend: str | None = None,
+    def __init__(self, target: Any = None, input_spaces: Mapping[str, object] | None = None, backend: str | None = None,
                  device_map: Mapping[str, str] | None = None, seed: int | None = None, *, depth: int | None = None,
                  api: str | None = None, core: ExplorerCore | None = None):
         self.core = core if core is not None else ExplorerCore(target, input_spaces, backend, device_map, seed,
@@ -201,20 +201,20 @@ class GraphExplorer:
                              self.status_pane, self.details_pane, self.graph_pane, self.error_pane,
                              left, right, self.widget]
 
-    def _on_tree(self, change: dict[str, Any]) -> None:
+    def _on_tree(self, change: dict[str, object]) -> None:
         if not self._syncing and change["new"] is not None:
             self._guarded(self.select, change["new"])
 
-    def _on_device(self, change: dict[str, Any]) -> None:
+    def _on_device(self, change: dict[str, object]) -> None:
         if not self._syncing:
             self._guarded(self.set_device, self.selected, None if change["new"] == INHERIT else change["new"])
 
-    def _on_view_option(self, _: dict[str, Any]) -> None:
+    def _on_view_option(self, _: dict[str, object]) -> None:
         if not self._syncing:
             depth, api = self.depth_menu.value, self.api_menu.value
             self._guarded(self.core.set_view, None if depth == ALL else depth, None if api == ALL else api)
 
-    def _guarded(self, action: Callable[..., Any], *args: Any) -> None:
+    def _guarded(self, action: Callable[..., object], *args: object) -> None:
         """Runs a widget action; errors are shown in the widget, never as a traceback in the notebook."""
         try:
             action(*args)
@@ -222,7 +222,7 @@ class GraphExplorer:
             if self.error is not error:
                 self.core.set_status(error_text(error), error=True)
 
-    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+    def _repr_mimebundle_(self, **kwargs: object) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)
 
     def __repr__(self) -> str:

@@ -10,7 +10,6 @@ import html
 import math
 from collections.abc import Sequence
 from numbers import Integral, Real
-from typing import Any
 
 import pandas as pd
 
@@ -45,7 +44,7 @@ def table_html(frame: pd.DataFrame) -> str:
     return f"<table class='rlwb-live-table'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
 
 
-def _cell(value: Any) -> str:
+def _cell(value: object) -> str:
     if isinstance(value, bool) or not isinstance(value, Real):
         return "" if value is None else str(value)
     if isinstance(value, Integral):

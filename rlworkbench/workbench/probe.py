@@ -52,7 +52,7 @@ class Probe:
         self.runner = ProbeRunner(self.target, input_spaces, in_place=in_place)
         self.table: pd.DataFrame | None = None
         self.outputs: Any = None
-        self.inputs: dict[str, Any] | None = None
+        self.inputs: dict[str, object] | None = None
         self.error: BaseException | None = None
         self.status = self.output_html = self.error_html = ""
         self.runs = 0
@@ -79,7 +79,7 @@ class Probe:
         return self.api_menu.value
 
     # ----- from code ------------------------------------------------------------------------------------------
-    def set_inputs(self, value: Any) -> None:
+    def set_inputs(self, value: object) -> None:
         """The user value for the next runs: text (JSON / Python literal) goes into the text box; a mapping of
         argument names to values (or one argument's value) is kept as it is; ``None`` clears both (sampling)."""
         self._code_value = None if isinstance(value, str) else value
@@ -209,7 +209,7 @@ class Probe:
     def _on_api(self) -> None:
         self._describe_arguments()
 
-    def _on_text(self, change: dict[str, Any]) -> None:
+    def _on_text(self, change: dict[str, object]) -> None:
         if not self._syncing and change["new"].strip():
             self._code_value = None  # typing replaces a value set from code
             self._describe_arguments()
@@ -222,7 +222,7 @@ class Probe:
             if self.error is not error:
                 self._show_error(error)
 
-    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+    def _repr_mimebundle_(self, **kwargs: object) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)
 
     def __repr__(self) -> str:
@@ -237,6 +237,6 @@ def raise_no_api(component: Component, input_spaces: Mapping[str, Space] | None)
                       got=sorted(input_spaces or {}))
 
 
-def _check_choice(value: Any, choices: list[str], argument: str, component: str) -> None:
+def _check_choice(value: object, choices: list[str], argument: str, component: str) -> None:
     if value is not None and value not in choices:
         raise ConfigError(f"unknown {argument}", component=component, argument=argument, expected=choices, got=value)

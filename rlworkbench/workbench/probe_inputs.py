@@ -66,7 +66,7 @@ def make_inputs(arguments: list[Argument], batch_size: int, time_size: int, seed
     needed = [a for a in arguments if not a.is_constant]
     user = split_value(given, [a.name for a in needed], where) if given is not None else {}
     rng = np.random.default_rng(seed)
-    values: dict[str, Any] = {}
+    values: dict[str, object] = {}
     for argument in arguments:
         if argument.is_constant:
             values[argument.name] = argument.constant
@@ -82,7 +82,7 @@ def make_inputs(arguments: list[Argument], batch_size: int, time_size: int, seed
     return values, set(user)
 
 
-def split_value(value: Any, names: list[str], where: Mapping[str, str]) -> dict[str, Any]:
+def split_value(value: object, names: list[str], where: Mapping[str, str]) -> dict[str, object]:
     """``{argument: value}`` from a user value: a mapping keyed by argument names, or one argument's value."""
     if isinstance(value, str):
         value = parse_value(value)
@@ -95,7 +95,7 @@ def split_value(value: Any, names: list[str], where: Mapping[str, str]) -> dict[
                      got=got, **where)
 
 
-def fit(value: Any, space: Space, where: Mapping[str, str]) -> Any:
+def fit(value: object, space: Space, where: Mapping[str, str]) -> Any:
     """``value`` converted to fit ``space`` where nothing is lost, then checked (SpaceError on a misfit)."""
     converted = _convert(value, space)
     try:
@@ -105,7 +105,7 @@ def fit(value: Any, space: Space, where: Mapping[str, str]) -> Any:
     return converted
 
 
-def _convert(value: Any, space: Space) -> Any:
+def _convert(value: object, space: Space) -> Any:
     if isinstance(space, ContainerSpace):
         if isinstance(space, Dict):
             if not isinstance(value, Mapping):

@@ -83,7 +83,7 @@ class ProbeRunner:
                               expected=available, got=api)
 
     # ----- running ------------------------------------------------------------------------------------------------
-    def run(self, api: str, values: Mapping[str, Any], backend: str) -> tuple[Any, float]:
+    def run(self, api: str, values: Mapping[str, object], backend: str) -> tuple[Any, float]:
         """``(outputs, seconds)`` of one call of ``api`` with ``values`` (by parameter name) on ``backend``."""
         spec = self.component.api_methods[api]
         names = [a.name for a in self.arguments(api) if a.name not in self._left_out(api)]
@@ -159,7 +159,7 @@ class ProbeRunner:
         return {spec.name: sum(1 for key in spaces if key.startswith(f"{spec.var_param}["))}
 
 
-def probe_table(inputs: Mapping[str, Any], arguments: list[Argument], given: set[str], outputs: Any,
+def probe_table(inputs: Mapping[str, object], arguments: list[Argument], given: set[str], outputs: Any,
                 seconds: float) -> pd.DataFrame:
     """What went in and what came out, one row per leaf: ``side`` (``input (sampled|given|constant)`` or
     ``output``), ``key_path`` (``argument/key`` for inputs; as the graph names outputs, ``output`` for a single
@@ -182,7 +182,7 @@ def probe_table(inputs: Mapping[str, Any], arguments: list[Argument], given: set
     return table
 
 
-def leaf_row(side: str, key_path: str, leaf: Any) -> dict[str, Any]:
+def leaf_row(side: str, key_path: str, leaf: Any) -> dict[str, object]:
     """One row of :func:`probe_table` (without ``call_ms``)."""
     array = np.asarray(leaf)
     low = high = ""
@@ -194,7 +194,7 @@ def leaf_row(side: str, key_path: str, leaf: Any) -> dict[str, Any]:
             "min": low, "max": high, "first_rows": first_rows(array), "counts": value_counts(array)}
 
 
-def _rounded(value: Any) -> Any:
+def _rounded(value: object) -> Any:
     return float(f"{value:.4g}") if isinstance(value, float) else value
 
 
@@ -208,7 +208,7 @@ def first_rows(array: np.ndarray, rows: int = FIRST_ROWS, width: int = 160) -> s
     return text if len(text) <= width else text[:width - 1] + "…"
 
 
-def _values(value: Any) -> str:
+def _values(value: object) -> str:
     array = np.asarray(value)
     if array.dtype.kind in "OUS":
         return np.array2string(array, threshold=6, edgeitems=2, separator=", ",

@@ -21,7 +21,7 @@ from rlworkbench.workbench.run_spec import make_spec
 from rlworkbench.workbench.targets import get_target
 
 
-def promote(prototype: Any, to: str = "local", **settings: Any) -> Run:
+def promote(prototype: Any, to: str = "local", **settings: object) -> Run:
     """Starts training ``prototype`` on the target ``to`` and returns its :class:`Run` at once.
 
     Settings (all targets): ``env`` (Gymnasium id or env factory; required for an agent, ``"CartPole-v1"`` for a

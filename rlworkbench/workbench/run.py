@@ -174,7 +174,7 @@ class Run:
         execution = JobExecution.attach(submission_id, address, auth_token=auth_token, logdir=logdir, mirror=mirror)
         return cls(execution, execution.spec, target="ray").start()
 
-    def plot(self, **options: Any) -> Figure:
+    def plot(self, **options: object) -> Figure:
         """Returns and losses so far as a drawn matplotlib Figure (see ``live_plot.plot_metrics`` for options)."""
         from rlworkbench.workbench.live_plot import plot_metrics
 
@@ -283,7 +283,7 @@ class Run:
     def __enter__(self) -> Run:
         return self
 
-    def __exit__(self, *exc_info: Any) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     # ----- display ---------------------------------------------------------------------------------------------
@@ -298,12 +298,12 @@ class Run:
             parts.append(f"error={type(self.error).__name__}: {self.error}")
         return f"Run({', '.join(parts)})"
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, object]:
         """In a Jupyter kernel: the live widget; elsewhere: the repr."""
         return widget_bundle(self)
 
 
-def widget_bundle(subject: Any) -> dict[str, Any]:
+def widget_bundle(subject: Any) -> dict[str, object]:
     """What a live object shows as a cell's value: in a Jupyter kernel its ``widget()`` (its repr as the text
     form), elsewhere its repr."""
     if not _in_kernel():

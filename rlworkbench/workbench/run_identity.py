@@ -17,7 +17,6 @@ import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 SHORT_ID = 6  #: hex digits of a run id a person sees
 SESSION_ENV = "JPY_SESSION_NAME"
@@ -27,13 +26,13 @@ def short_id(run_id: str) -> str:
     return run_id[:SHORT_ID]
 
 
-def config_digest(config: Mapping[str, Any]) -> str:
+def config_digest(config: Mapping[str, object]) -> str:
     """Six hex digits that differ between different configs (and agree for equal ones)."""
     text = json.dumps(config, sort_keys=True, default=str)
     return hashlib.sha1(text.encode()).hexdigest()[:SHORT_ID]
 
 
-def config_label(name: str, config: Mapping[str, Any], named: bool) -> str:
+def config_label(name: str, config: Mapping[str, object], named: bool) -> str:
     """The label of a run's config. ``named``: ``name`` came from a file or a shipped config's name (kept as it
     is); otherwise the shipped config ``config`` equals (defaults merged) names it, else ``name #digest``."""
     if named or not config:
@@ -43,7 +42,7 @@ def config_label(name: str, config: Mapping[str, Any], named: bool) -> str:
     return shipped or f"{name} #{config_digest(merged if merged is not None else config)}"
 
 
-def _with_defaults(config: Mapping[str, Any]) -> dict[str, Any] | None:
+def _with_defaults(config: Mapping[str, object]) -> dict[str, object] | None:
     """``config`` over its agent type's defaults (what an agent's ``config`` holds); None for an unknown type."""
     from rlworkbench.agents.config import merge_defaults
     from rlworkbench.agents.registry import agent_class

@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 import json
 from importlib import resources
-from typing import Any
 
 import jsonschema
 
@@ -22,7 +21,7 @@ SCHEMA_FILE = "run_record.schema.json"
 
 
 @functools.cache
-def record_schema() -> dict[str, Any]:
+def record_schema() -> dict[str, object]:
     """The schema, as shipped beside this module (read once)."""
     return json.loads(resources.files(__package__).joinpath(SCHEMA_FILE).read_text())
 

@@ -48,7 +48,7 @@ def new_run_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
-def run_record(run: Any, run_id: str, started: float) -> dict[str, Any]:
+def run_record(run: Any, run_id: str, started: float) -> dict[str, object]:
     """What the panel knows of ``run``: identity (config label, source notebook or script), target, state (its
     start phase, and error), counters, recent returns, where (absolute paths: the lab's server has its own
     folder; ``cwd`` is the process's, for records that held relative ones)."""
@@ -85,7 +85,7 @@ class Publisher:
         self._closed = threading.Event()
         self._thread = threading.Thread(target=self._main, name=f"rlworkbench-heartbeat-{record_id}", daemon=True)
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> dict[str, object]:
         raise NotImplementedError
 
     def stop_requested(self) -> None:
@@ -157,7 +157,7 @@ class Heartbeat(Publisher):
     def run_id(self) -> str:
         return self.record_id
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> dict[str, object]:
         return run_record(self.run, self.run_id, self.started)
 
     def stop_requested(self) -> None:
@@ -167,7 +167,7 @@ class Heartbeat(Publisher):
         return self.run.done
 
 
-def read_records(directory: Path | None = None, now: float | None = None) -> list[dict[str, Any]]:
+def read_records(directory: Path | None = None, now: float | None = None) -> list[dict[str, object]]:
     """Every run record in the runs directory, newest first, live ones whose run is gone marked ``orphaned``."""
     folder = Path(directory) if directory is not None else runs_dir()
     now = time.time() if now is None else now
@@ -184,7 +184,7 @@ def read_records(directory: Path | None = None, now: float | None = None) -> lis
     return sorted(records, key=lambda record: record.get("started", 0), reverse=True)
 
 
-def request_stop(run_id: str, directory: Path | None = None) -> dict[str, Any]:
+def request_stop(run_id: str, directory: Path | None = None) -> dict[str, object]:
     """Asks the run ``run_id`` to stop (its heartbeat acts within ~2 s); returns its record. ConfigError if there
     is no such run or it is not live."""
     folder = Path(directory) if directory is not None else runs_dir()
@@ -202,7 +202,7 @@ def request_stop(run_id: str, directory: Path | None = None) -> dict[str, Any]:
     return record
 
 
-def _orphaned(record: dict[str, Any], now: float) -> bool:
+def _orphaned(record: dict[str, object], now: float) -> bool:
     if now - float(record.get("updated", 0)) > ORPHANED_AFTER:
         return True
     if record.get("host") == socket.gethostname():
@@ -222,6 +222,6 @@ def process_alive(pid: int) -> bool:
     return True
 
 
-def _finite(value: Any) -> float | None:
+def _finite(value: object) -> float | None:
     number = float(value)
     return number if math.isfinite(number) else None

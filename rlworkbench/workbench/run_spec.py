@@ -36,7 +36,7 @@ class RunContext:
     """What a run started by another part of rlworkbench (an experiment's trial) carries beyond its settings."""
 
     run_id: str | None = None          #: its record's id, the same for every part of a resumed run (None: new)
-    labels: dict[str, Any] = field(default_factory=dict)  #: experiment, trial, seed, params: in record and run.json
+    labels: dict[str, object] = field(default_factory=dict)  #: experiment, trial, seed, params: in record and run.json
     pacer: Pacer | None = None         #: holds the training thread at env-step milestones (None: runs free)
     run_dir: Path | None = None        #: the run directory to (go on) write in (None: a new one under ``logdir``)
     resume_from: Path | None = None    #: a checkpoint with progress to go on from (agent + :mod:`progress` files)
@@ -47,7 +47,7 @@ class RunSpec:
     """A training run as settings: the agent (config or object), the env, and how long and how to log it."""
 
     name: str                          #: stem of the run directory: config or agent type name
-    config: dict[str, Any]             #: the agent config (written to ``config.json``); ``{}`` if the agent has none
+    config: dict[str, object]             #: the agent config (written to ``config.json``); ``{}`` if the agent has none
     agent: ActorLearner | None = None  #: the prototype agent, trained in place; ``None``: made from ``config``
     env: str | Callable[[], Any] = DEFAULT_ENV  #: Gymnasium id or a zero-argument env factory
     backend: str = field(default_factory=default_backend_name)  #: ``RLWORKBENCH_BACKEND`` or ``"torch"``
@@ -61,7 +61,7 @@ class RunSpec:
     threads: int | None = 1            #: intra-op threads of the backend (process-wide); ``None``: leave them
     progress: bool = False             #: also print the worker's tqdm bar (the Run's widget shows one anyway)
     run_name: str | None = None        #: the run directory's exact name; None: ``<stem>-<YYYYmmdd-HHMMSS>``
-    options: dict[str, Any] = field(default_factory=dict)  #: settings only some targets know
+    options: dict[str, object] = field(default_factory=dict)  #: settings only some targets know
     context: RunContext = field(default_factory=RunContext)  #: set by rlworkbench itself, never a setting
     config_label: str = ""             #: the config as cards show it (see :mod:`.run_identity`); "": ``name``
     source: str | None = None          #: the notebook or script that started the run (None: not known)
@@ -89,7 +89,7 @@ class RunSpec:
         (run_dir / RUN_FILE).write_text(json.dumps(self.description(), default=str, indent=2))
         return run_dir
 
-    def description(self) -> dict[str, Any]:
+    def description(self) -> dict[str, object]:
         """What ``run.json`` says of the run: enough to read and compare it later, from its directory alone."""
         return {"name": self.name, "config_label": self.config_label or self.name, "env": self.env_name,
                 "backend": self.backend, "seed": self.seed, "timesteps": self.timesteps, "num_envs": self.num_envs,
@@ -100,7 +100,7 @@ SETTINGS = tuple(f.name for f in fields(RunSpec)
                  if f.name not in ("name", "config", "agent", "options", "context", "config_label", "source"))
 
 
-def make_spec(prototype: Any, **settings: Any) -> RunSpec:
+def make_spec(prototype: Any, **settings: object) -> RunSpec:
     """A checked :class:`RunSpec` from a prototype and settings (see the module docstring)."""
     known = {key: settings.pop(key) for key in list(settings) if key in SETTINGS}
     named = False  # whether the name says which config (a file's stem, a shipped config's or the dict's own name)
@@ -125,7 +125,7 @@ def make_spec(prototype: Any, **settings: Any) -> RunSpec:
     return spec
 
 
-def _agent_spec(agent: ActorLearner, settings: dict[str, Any]) -> RunSpec:
+def _agent_spec(agent: ActorLearner, settings: dict[str, object]) -> RunSpec:
     if "env" not in settings:
         raise ConfigError("an agent prototype does not know its env: pass env=", argument="env",
                           expected="a Gymnasium env id or an env factory", got="nothing")
@@ -166,6 +166,6 @@ def _check(spec: RunSpec) -> None:
     spec.progress = bool(spec.progress)
 
 
-def _positive_int(value: Any, argument: str) -> None:
+def _positive_int(value: object, argument: str) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ConfigError(f"bad {argument}", argument=argument, expected="int >= 1", got=repr(value))

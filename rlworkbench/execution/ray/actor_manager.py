@@ -23,7 +23,7 @@ from rlworkbench.errors import ConfigError, RLWorkbenchError
 class ActorFailed(RLWorkbenchError):
     """An actor failed more often than ``max_restarts`` allows; ``cause`` is the last error."""
 
-    def __init__(self, message: str, cause: BaseException | None = None, **context: Any):
+    def __init__(self, message: str, cause: BaseException | None = None, **context: object):
         super().__init__(message, **context)
         self.cause = cause
 
@@ -94,7 +94,7 @@ class ActorManager:
         return len(self.slots[index].in_flight) < self.max_in_flight
 
     # ----- requests ---------------------------------------------------------------------------------------------
-    def call(self, index: int, method: Callable[..., Any], *args: Any, **kwargs: Any) -> bool:
+    def call(self, index: int, method: Callable[..., object], *args: object, **kwargs: object) -> bool:
         """Sends ``actor.method(*args, **kwargs)`` (``method``: the actor class's function, e.g.
         ``Sampler.sample``); False (and nothing sent) if the actor has ``max_in_flight`` requests under way
         already."""
@@ -105,7 +105,7 @@ class ActorManager:
         slot.in_flight[getattr(slot.actor, name).remote(*args, **kwargs)] = (name, slot.actor)
         return True
 
-    def call_all(self, method: Callable[..., Any], *args: Any, **kwargs: Any) -> list[int]:
+    def call_all(self, method: Callable[..., object], *args: object, **kwargs: object) -> list[int]:
         """:meth:`call` on every actor that is free; returns their indices."""
         return [index for index in range(len(self.slots)) if self.call(index, method, *args, **kwargs)]
 

@@ -19,7 +19,7 @@ Batch = Mapping[str, Any]
 """Named arrays (nested for Dict/Tuple spaces) with a leading batch or ``(env, time)`` layout."""
 
 
-def nbytes(value: Any) -> int:
+def nbytes(value: object) -> int:
     """Bytes of the arrays in a (nested) value: what crossing a process costs, near enough."""
     if isinstance(value, Mapping):
         return sum(nbytes(item) for item in value.values())
@@ -66,7 +66,7 @@ class Fragment:
     """A :class:`SampleReport` with its ``batch``: every key as ``(num_envs, steps, ...)`` sequences."""
 
     report: SampleReport
-    batch: dict[str, Any]
+    batch: dict[str, object]
 
     @property
     def bytes(self) -> int:
@@ -78,7 +78,7 @@ class Transitions:
     """Prioritised transitions for a replay shard: ``records`` (states, actions, rewards, terminals, next_states,
     batch-major) and one ``priorities`` entry (> 0) per record."""
 
-    records: dict[str, Any]
+    records: dict[str, object]
     priorities: np.ndarray
 
     def __len__(self) -> int:
@@ -96,7 +96,7 @@ class ReplayBatch:
 
     shard: int
     actor: Any
-    records: dict[str, Any]
+    records: dict[str, object]
     indices: np.ndarray
     weights: np.ndarray
 

@@ -74,7 +74,7 @@ class PlanRun:
     laid out by ``settings`` over the config's ``execution/ray`` (see :mod:`.settings`; checked: ConfigError);
     :meth:`step` advances it, :meth:`train` runs it to a number of env steps."""
 
-    def __init__(self, plan: Plan, agent: Agent, env: EnvSource, settings: Mapping[str, Any] | None = None, *,
+    def __init__(self, plan: Plan, agent: Agent, env: EnvSource, settings: Mapping[str, object] | None = None, *,
                  seed: int | None = 0, log: EventWriter | None = None):
         import ray
 
@@ -170,7 +170,7 @@ class PlanRun:
                 self.log.scalar("episode/return", value, self.timesteps)
                 self.log.scalar("episode/length", length, self.timesteps)
 
-    def record_update(self, metrics: Mapping[str, Any]) -> dict[str, Any]:
+    def record_update(self, metrics: Mapping[str, object]) -> dict[str, Any]:
         """Adds an update's metrics and the run's health (restarts, weight staleness, …) to the updates table."""
         health = {"weights_behind": sum(s.behind for s in self.stats) / len(self.stats),
                   "sampler_restarts": float(sum(self.restarts)), **self.health()}

@@ -42,13 +42,13 @@ class _Recorder:
     def wants_update(self) -> bool:
         return False
 
-    def update(self, batch: Mapping[str, Any] | None = None) -> dict[str, float]:
+    def update(self, batch: Mapping[str, object] | None = None) -> dict[str, float]:
         raise RuntimeError("a sampler does not learn")
 
     def reset(self) -> None:
         self.agent.reset()
 
-    def take(self) -> dict[str, Any]:
+    def take(self) -> dict[str, object]:
         """The recorded steps as ``(num_envs, steps, ...)`` sequences per key; forgets them."""
         columns = list(zip(*self.steps))
         self.steps = []
@@ -61,7 +61,7 @@ class Sampler:
     """Samples ``env`` (a Gymnasium id) x ``num_envs`` with the agent ``config`` describes, on ``backend``; the
     weights come from the learner (:meth:`set_weights`, with the learner's version number)."""
 
-    def __init__(self, index: int, config: Mapping[str, Any], env: str, num_envs: int, backend: str,
+    def __init__(self, index: int, config: Mapping[str, object], env: str, num_envs: int, backend: str,
                  seed: int | None = None, weights: Mapping[str, np.ndarray] | None = None, version: int = 0):
         from rlworkbench.agents import Agent
         from rlworkbench.core.backend import get_backend

@@ -22,7 +22,7 @@ LOOPBACK_ONLY = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 local session unless the environment says otherwise."""
 
 
-def ensure_ray(address: str | None = None, num_cpus: int | None = None, **options: Any) -> dict[str, Any]:
+def ensure_ray(address: str | None = None, num_cpus: int | None = None, **options: object) -> dict[str, Any]:
     """Starts Ray here (``address=None``: a local single-node session whose processes listen on 127.0.0.1 only,
     with ``num_cpus``; usage stats off, no dashboard) or connects to ``address`` (``"auto"``, a cluster's
     address), unless a session is up already — then that one is used as it is. Returns the session's resources."""

@@ -27,19 +27,18 @@ machinery, so a bad value is a ConfigError naming ``execution/ray/<key>``:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from rlworkbench.agents.config import RAY_SETTINGS, validate_config
 from rlworkbench.errors import ConfigError
 
-DEFAULTS: dict[str, Any] = {
+DEFAULTS: dict[str, object] = {
     "workers": 2, "envs_per_worker": 4, "fragment_length": 50, "shards": 2, "replay_in_flight": 2,
     "broadcast_every": 10, "weight_sync_steps": 400, "queue_size": 4, "max_updates_owed": 100, "max_restarts": 3,
     "replay_capacity": None, "sampler_cpus": 1.0, "plan": None, "passes": 2, "replay_ratio": 8.0,
     "num_cpus": None, "address": None,
 }
 
-def ray_settings(config: Mapping[str, Any], **overrides: Any) -> dict[str, Any]:
+def ray_settings(config: Mapping[str, object], **overrides: object) -> dict[str, object]:
     """The run's settings: :data:`DEFAULTS` < the config's ``execution/ray`` < ``overrides`` (checked)."""
     unknown = sorted(key for key in overrides if key not in DEFAULTS)
     if unknown:

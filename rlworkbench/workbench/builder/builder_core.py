@@ -57,14 +57,14 @@ class BuilderCore(SweepActions):
     """
 
     def __init__(self, prototype: Any, *, env: Any = NO_ENV, backend: str | None = None, seed: int = 0,
-                 input_spaces: Mapping[str, Any] | None = None):
+                 input_spaces: Mapping[str, object] | None = None):
         self.env = env if env is not NO_ENV else (None if isinstance(prototype, Agent) else DEFAULT_ENV)
         self.source: BuilderSource = resolve_source(prototype, self.env)  # (an agent brings its own spaces)
         self.backend = backend or getattr(self.source.agent, "backend", None) or default_backend_name()
         self.seed = seed
         self.view: Any = HeadlessView()  #: who shows the state (see :mod:`.core_view`)
-        self.draft: dict[str, Any] | None = copy.deepcopy(self.source.config)  #: the config being edited
-        self.config: dict[str, Any] | None = None  #: the last config that built (None: none has yet)
+        self.draft: dict[str, object] | None = copy.deepcopy(self.source.config)  #: the config being edited
+        self.config: dict[str, object] | None = None  #: the last config that built (None: none has yet)
         self.agent: Agent | None = None  #: the agent of that config
         self.changes: GraphChanges | None = None  #: what the latest build changed (None: not known)
         self.field_errors: dict[str, str] = {}  #: JSON path → message of the latest ConfigError
@@ -120,7 +120,7 @@ class BuilderCore(SweepActions):
         return self.explorer.svg
 
     # ----- changing the config --------------------------------------------------------------------------------
-    def set(self, path: str, value: Any) -> bool:
+    def set(self, path: str, value: object) -> bool:
         """Sets the config value at a JSON path (``"update/batch_size"``, ``"policy/network"`` …) and applies it at
         once; returns whether the new config built."""
         self._require_form("set")
@@ -192,7 +192,7 @@ class BuilderCore(SweepActions):
             return self.explorer.rebuild()
 
     # ----- actions --------------------------------------------------------------------------------------------
-    def export(self, path: str | Path | None = None) -> dict[str, Any]:
+    def export(self, path: str | Path | None = None) -> dict[str, object]:
         """The config of the current graph (the last one that built) as a dict; with ``path``, also written there
         as a JSON file (never over a shipped config's file: a ConfigError)."""
         config = copy.deepcopy(self._require_config("export"))
@@ -212,7 +212,7 @@ class BuilderCore(SweepActions):
         """Puts :meth:`export_code` into a new notebook cell below the current one (from a cell you run)."""
         return next_cell(self.export_code())
 
-    def promote(self, to: str = "local", **settings: Any) -> Any:
+    def promote(self, to: str = "local", **settings: object) -> Any:
         """Trains the current config with :func:`promote` (``to``: ``"local"``, ``"multi_gpu"``, ``"ray"``; the
         builder's env and backend unless given; locally, on the devices picked in the explorer)."""
         from rlworkbench.workbench.promote import promote
@@ -246,11 +246,11 @@ class BuilderCore(SweepActions):
         self.explorer.close()
 
     # ----- building -------------------------------------------------------------------------------------------
-    def _current_draft(self) -> dict[str, Any]:
+    def _current_draft(self) -> dict[str, object]:
         shown = self.view.read_draft()
         return copy.deepcopy(shown if shown is not None else self.draft or {})
 
-    def _make_agent(self, config: Mapping[str, Any]) -> Agent:
+    def _make_agent(self, config: Mapping[str, object]) -> Agent:
         source = self.source
         return source.agent_class(config, source.state_space, source.action_space, backend=self.backend,
                                   seed=self.seed)
@@ -286,7 +286,7 @@ class BuilderCore(SweepActions):
         self._say(f"built on {self.backend} in {self.redraw_seconds:.2f} s · {summary}")
         self.view.after_build()  # (after the status line: the frontend shows it before the tabs' updates)
 
-    def _show(self, target: Any, **marks: Any) -> None:
+    def _show(self, target: Any, **marks: object) -> None:
         """The explorer shows ``target`` (with ``changes`` / ``highlight``); the builder listens to its tree."""
         self.explorer.look_at(target, **marks)
         self._unsubscribe()
@@ -353,7 +353,7 @@ class BuilderCore(SweepActions):
                               got=type(self.source.component).__name__)
         return self.draft
 
-    def _require_config(self, what: str) -> dict[str, Any]:
+    def _require_config(self, what: str) -> dict[str, object]:
         if self.config is None:
             raise ConfigError(f"{what} needs a config that builds: {self.no_config_reason()}", argument="prototype",
                               expected="a config that builds", got=self.source.name)
@@ -364,7 +364,7 @@ class BuilderCore(SweepActions):
         return f"{type(self).__name__}({self.source.name!r}, {state}, backend={self.backend!r}, builds={self.builds})"
 
 
-def _assign(config: Any, parts: list[str], value: Any, path: str) -> None:
+def _assign(config: Any, parts: list[str], value: object, path: str) -> None:
     """Sets ``value`` at ``parts`` inside ``config`` (list indices as digits; the list's length appends)."""
     if not parts:
         raise ConfigError("set needs a path inside the config", argument="path", expected="e.g. 'policy/dueling'",

@@ -136,10 +136,10 @@ class BuilderView:
     def said(self, text: str, error: bool) -> None:
         self.status.value = status_html(text, error, "rlw-builder-status")
 
-    def read_draft(self) -> dict[str, Any] | None:
+    def read_draft(self) -> dict[str, object] | None:
         return None if self.builder.form is None else self.builder.form.data
 
-    def write_draft(self, config: Mapping[str, Any]) -> None:
+    def write_draft(self, config: Mapping[str, object]) -> None:
         if self.builder.form is not None:
             self.quiet = True
             try:
@@ -189,11 +189,11 @@ class BuilderView:
         self.export_text.value = code
         self.copy_button.text = code
 
-    def _on_backend(self, change: dict[str, Any]) -> None:
+    def _on_backend(self, change: dict[str, object]) -> None:
         if change["new"] != self.builder.backend:
             self._guarded(self.builder.set_backend, change["new"])
 
-    def _guarded(self, action: Any, *args: Any) -> None:
+    def _guarded(self, action: Any, *args: object) -> None:
         try:
             action(*args)
         except Exception as error:  # a button's action: shown in the status line, never raised into the frontend

@@ -27,7 +27,7 @@ ERROR_COLOR = "#b91c1c"
 class ConfigForm:
     """A form for configs of ``schema`` (an agent type's config schema) holding ``config``."""
 
-    def __init__(self, schema: Mapping[str, Any], config: Mapping[str, Any]):
+    def __init__(self, schema: Mapping[str, object], config: Mapping[str, object]):
         from rlworkbench.workbench.builder.lazy_choices import LazyChoiceForm  # (ipywidgets-jsonschema: jupyter extra)
 
         self.schema = form_schema(schema)
@@ -42,7 +42,7 @@ class ConfigForm:
 
     # ----- values ---------------------------------------------------------------------------------------------
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> dict[str, object]:
         """The config the form holds now (not validated against the agent's schema: that is the builder's job)."""
         import jsonschema
 
@@ -53,7 +53,7 @@ class ConfigForm:
                               got=error.instance) from None
 
     @data.setter
-    def data(self, config: Mapping[str, Any]) -> None:
+    def data(self, config: Mapping[str, object]) -> None:
         import jsonschema
 
         properties = self.schema["properties"]
@@ -112,7 +112,7 @@ class ConfigForm:
     def _entry_with(self, button: w.Button) -> tuple[str, int] | None:
         """``(path of the list, index)`` of the list entry whose move buttons include ``button``."""
 
-        def visit(element: Any, schema: Mapping[str, Any], path: str) -> tuple[str, int] | None:
+        def visit(element: Any, schema: Mapping[str, object], path: str) -> tuple[str, int] | None:
             element, schema = _chosen(element, schema)
             if schema.get("type") == "object":
                 for key, sub in schema.get("properties", {}).items():
@@ -188,7 +188,7 @@ class ConfigForm:
             undo()
         self._errors.clear()
 
-    def _mark(self, element: Any, schema: Mapping[str, Any], error: ConfigError) -> None:
+    def _mark(self, element: Any, schema: Mapping[str, object], error: ConfigError) -> None:
         text = f"⚠ {short_error(error)}"
         widget = _input_of(element, schema)
         _reveal(self.widget, widget)
@@ -241,7 +241,7 @@ def short_error(error: ConfigError) -> str:
 
 
 # ----- the library's element tree --------------------------------------------------------------------------------
-def _chosen(element: Any, schema: Mapping[str, Any]) -> tuple[Any, Mapping[str, Any]]:
+def _chosen(element: Any, schema: Mapping[str, object]) -> tuple[Any, Mapping[str, Any]]:
     """For a choice: the chosen option's element and schema (its dropdown sits first in the choice's box)."""
     while "anyOf" in schema:
         options = schema["anyOf"]
@@ -277,7 +277,7 @@ def _selector(element: Any) -> w.Dropdown:
     return choice_menu_of(_own_widgets(element)[0].children[0].children[0])
 
 
-def _input_of(element: Any, schema: Mapping[str, Any]) -> w.Widget:
+def _input_of(element: Any, schema: Mapping[str, object]) -> w.Widget:
     """A field's input widget (its row is ``HBox([label, input])``), or a section's / list's accordion."""
     widgets = _own_widgets(element)
     first = widgets[0] if widgets else None

@@ -27,12 +27,12 @@ class HeadlessView:
     def after_build(self) -> None:
         """A build (or a failed one) ended: config, backend and export are new."""
 
-    def read_draft(self) -> dict[str, Any] | None:
+    def read_draft(self) -> dict[str, object] | None:
         """The config being edited as the view holds it (a form's), or None to use the core's ``draft``; raises
         ConfigError for a value that does not parse."""
         return None
 
-    def write_draft(self, config: Mapping[str, Any]) -> None:
+    def write_draft(self, config: Mapping[str, object]) -> None:
         """The core changed the config being edited (``set``): show ``config``."""
 
     def mark_error(self, error: ConfigError) -> str | None:

@@ -49,13 +49,13 @@ they are). Devices picked per component in the builder are no config key either:
 so an export leaves them out and ``promote(to="local")`` builds the agent on them."""
 
 
-def form_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+def form_schema(schema: Mapping[str, object]) -> dict[str, Any]:
     """The form schema of an agent type's config schema (without :data:`FORM_LEFT_OUT`)."""
     properties = {key: sub for key, sub in schema.get("properties", {}).items() if key not in FORM_LEFT_OUT}
     return _convert({**schema, "properties": properties}, None)
 
 
-def _convert(node: Mapping[str, Any], title: str | None) -> dict[str, Any]:
+def _convert(node: Mapping[str, object], title: str | None) -> dict[str, Any]:
     if COMPONENT_KEYWORD in node:
         return _component_choice(node, title)
     if "const" in node:
@@ -129,12 +129,12 @@ def _json_text(title: str | None, default: str = "") -> dict[str, Any]:
     return {"type": "string", "title": f"{title} (JSON)" if title else "JSON", "default": default, JSON_TEXT: True}
 
 
-def _json_type(value: Any) -> str:
+def _json_type(value: object) -> str:
     return {bool: "boolean", int: "integer", float: "number", str: "string"}.get(type(value), "null")
 
 
 # ----- component specs ------------------------------------------------------------------------------------------
-def _component_choice(node: Mapping[str, Any], title: str | None) -> dict[str, Any]:
+def _component_choice(node: Mapping[str, object], title: str | None) -> dict[str, Any]:
     options = node[COMPONENT_KEYWORD]
     names = list(options.get("types") or known_types_of(options["kind"]))
     names.sort(key=lambda name: name not in _FIRST_OF_KIND)
@@ -149,7 +149,7 @@ def _component_choice(node: Mapping[str, Any], title: str | None) -> dict[str, A
 
 
 def _component_option(type_name: str, extra: tuple[str, ...], skip: tuple[str, ...],
-                      overrides: Mapping[str, Any]) -> dict[str, Any]:
+                      overrides: Mapping[str, object]) -> dict[str, Any]:
     cls = registered()[type_name]
     schemas = argument_schemas(cls)
     properties: dict[str, Any] = {"type": {"type": "string", "const": type_name}}
@@ -190,7 +190,7 @@ def _arguments(cls: type) -> tuple[tuple[str, Any], ...]:
     return tuple(found.items())
 
 
-def _suggested(name: str, schema: Mapping[str, Any], required: bool) -> Any:
+def _suggested(name: str, schema: Mapping[str, object], required: bool) -> Any:
     """A starting value for a required argument of a newly added spec: the schema's first example, a known good
     one by name, a number from its bounds — a range's ends apart (``clip``: low -1, high 1), else its minimum, else
     1 — or nothing."""
@@ -211,7 +211,7 @@ def _suggested(name: str, schema: Mapping[str, Any], required: bool) -> Any:
     return int(value) if kind == "integer" else float(value)
 
 
-def _default_text(default: Any) -> str:
+def _default_text(default: object) -> str:
     if default is inspect.Parameter.empty:
         return ""
     try:
@@ -224,17 +224,17 @@ def _default_text(default: Any) -> str:
 _MISSING = object()
 
 
-def encode(value: Any, schema: Mapping[str, Any]) -> Any:
+def encode(value: object, schema: Mapping[str, object]) -> Any:
     """A config value as the form holds it (JSON values of JSON-text fields as text)."""
     return _walk(value, schema, "", lambda field_value, field, _: json.dumps(field_value))
 
 
-def decode(value: Any, schema: Mapping[str, Any]) -> Any:
+def decode(value: object, schema: Mapping[str, object]) -> Any:
     """The form's data as a config (JSON-text fields parsed; empty ones or ones at their default left out)."""
     return _walk(value, schema, "", _parse)
 
 
-def _parse(text: str, field: Mapping[str, Any], path: str) -> Any:
+def _parse(text: str, field: Mapping[str, object], path: str) -> Any:
     text = (text or "").strip()
     if not text or text == field.get("default"):
         return _MISSING
@@ -245,7 +245,7 @@ def _parse(text: str, field: Mapping[str, Any], path: str) -> Any:
                           got=text[:60]) from None
 
 
-def _walk(value: Any, schema: Mapping[str, Any], path: str, leaf: Any) -> Any:
+def _walk(value: object, schema: Mapping[str, object], path: str, leaf: Any) -> Any:
     if schema.get(JSON_TEXT):
         return leaf(value, schema, path)
     if schema.get(OPTIONAL) and value is None and leaf is _parse:
@@ -268,7 +268,7 @@ def _walk(value: Any, schema: Mapping[str, Any], path: str, leaf: Any) -> Any:
     return value
 
 
-def option_for(value: Any, options: list[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+def option_for(value: object, options: list[Mapping[str, Any]]) -> Mapping[str, Any] | None:
     """The option of a choice that ``value`` belongs to: by a spec's ``type``, else by JSON type."""
     if isinstance(value, Mapping):
         return next((o for o in options if o.get("properties", {}).get("type", {}).get("const") == value.get("type")),

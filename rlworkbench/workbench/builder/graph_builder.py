@@ -44,7 +44,7 @@ class GraphBuilder(BuilderCore):
     """
 
     def __init__(self, prototype: Any, *, env: Any = NO_ENV, backend: str | None = None, seed: int = 0,
-                 debounce: float = 0.3, input_spaces: Mapping[str, Any] | None = None):
+                 debounce: float = 0.3, input_spaces: Mapping[str, object] | None = None):
         from rlworkbench.workbench.builder.builder_view import BuilderView
 
         self.debounce = debounce
@@ -71,7 +71,7 @@ class GraphBuilder(BuilderCore):
         self._cancel_pending()
         return super().apply()
 
-    def probe(self, api: str | None = None, path: str | None = None, **options: Any) -> Any:
+    def probe(self, api: str | None = None, path: str | None = None, **options: object) -> Any:
         """A :class:`Probe` on the current graph (shown in the builder's probe tab): an API method of the component
         at ``path`` below the root (default: the one selected in the component tab)."""
         from rlworkbench.workbench.probe import Probe
@@ -128,7 +128,7 @@ class GraphBuilder(BuilderCore):
             self._pending.cancel()
             self._pending = None
 
-    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+    def _repr_mimebundle_(self, **kwargs: object) -> Any:
         preload_backends()  # shown to someone who may switch backends: the others' imports start meanwhile
         return self.view.widget._repr_mimebundle_(**kwargs)
 

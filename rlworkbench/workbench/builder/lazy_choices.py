@@ -35,7 +35,7 @@ class LazyOptions(Sequence):
 
     def __init__(self, count: int, build: Callable[[int], Any]):
         self._build = build
-        self._elements: list[Any] = [None] * count
+        self._elements: list[object] = [None] * count
         self._observers: list[Observer] = []
 
     def __len__(self) -> int:
@@ -49,7 +49,7 @@ class LazyOptions(Sequence):
             self._elements[index] = element
         return self._elements[index]
 
-    def built(self) -> Iterator[Any]:
+    def built(self) -> Iterator[object]:
         """The options drawn so far."""
         return (element for element in self._elements if element is not None)
 
@@ -64,22 +64,22 @@ class LazyChoiceForm(ipywidgets_jsonschema.Form):
     chosen, starting on the default's option. Same widget tree, getters and setters as the library's for every
     option shown, except that a section of one field is folded in an accordion like larger ones."""
 
-    def __init__(self, schema: Mapping[str, Any], **kwargs: Any):
+    def __init__(self, schema: Mapping[str, object], **kwargs: object):
         with _quiet_layouts():
             super().__init__(schema, **kwargs)
 
-    def _construct(self, schema: Mapping[str, Any], label: str | None = None, root: bool = False) -> Any:
+    def _construct(self, schema: Mapping[str, object], label: str | None = None, root: bool = False) -> Any:
         with _quiet_layouts():  # options drawn late, after __init__
             return super()._construct(schema, label=label, root=root)
 
-    def _construct_object(self, schema: Mapping[str, Any], label: str | None = None, root: bool = False) -> Any:
+    def _construct_object(self, schema: Mapping[str, object], label: str | None = None, root: bool = False) -> Any:
         element = super()._construct_object(schema, label=label, root=root)
         fields = list(schema.get("properties", {}).values())
         if root or len(fields) != 1 or "const" in fields[0] or (label is None and "title" not in schema):
             return element  # (the library folds objects of two or more fields itself; a bare spec type shows nothing)
         return element._replace(widgets=self._wrap_accordion(element.widgets, schema, label=label))
 
-    def _construct_anyof(self, schema: Mapping[str, Any], label: str | None = None, key: str = "anyOf") -> Any:
+    def _construct_anyof(self, schema: Mapping[str, object], label: str | None = None, key: str = "anyOf") -> Any:
         options = schema[key]
         if len(options) == 1 or key == "allOf":  # drawn as the option itself, or all at once: the library's way
             return super()._construct_anyof(schema, label=label, key=key)
@@ -99,7 +99,7 @@ class LazyChoiceForm(ipywidgets_jsonschema.Form):
 
         selector.observe(show_chosen, names="value")
 
-        def setter(data: Any) -> None:
+        def setter(data: object) -> None:
             for index, option in enumerate(options):
                 if jsonschema.validators.validator_for(option)(option).is_valid(data):
                     selector.value = names[index]
@@ -141,7 +141,7 @@ def _quiet_layouts() -> Iterator[None]:
         yield
 
 
-def _option_name(option: Mapping[str, Any], index: int) -> str:
+def _option_name(option: Mapping[str, object], index: int) -> str:
     """The dropdown entry of an option, named as the library names it."""
     if "title" in option:
         return option["title"]

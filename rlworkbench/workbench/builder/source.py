@@ -23,7 +23,7 @@ class BuilderSource:
     for titles and exports, and what was given: an ``agent`` (built first as is) or a ``component``."""
 
     name: str
-    config: dict[str, Any] | None = None
+    config: dict[str, object] | None = None
     agent_class: type[Agent] | None = None
     state_space: Any = None
     action_space: Any = None

@@ -17,7 +17,7 @@ class SweepActions:
     backend: str
     view: Any
 
-    def tick(self, path: str, distribution: str | None = None, **entry: Any) -> bool:
+    def tick(self, path: str, distribution: str | None = None, **entry: object) -> bool:
         """Sweeps the config field at ``path`` (``"optimizer/learning_rate"``) in the sweep tab: ``distribution``
         (``"loguniform"``, ``"uniform"``, ``"randint"``, ``"lograndint"``, ``"choice"``, ``"grid_search"``) and
         ``low`` / ``high`` or ``values`` (a list or ``"32, 64"``), each by default a guess around the current value;
@@ -41,7 +41,7 @@ class SweepActions:
         """Puts :meth:`sweep_code` into a new notebook cell below the current one (from a cell you run)."""
         return next_cell(self.sweep_code())
 
-    def sweep(self, **settings: Any) -> Any:
+    def sweep(self, **settings: object) -> Any:
         """Launches :func:`~rlworkbench.workbench.experiments.sweep` on the current config with the ticked space and
         the sweep tab's settings (``settings`` over them: ``seeds``, ``trials``, ``budget``, ``logdir``,
         ``report_every`` …; the builder's backend unless given); the Experiment's live widget appears in the tab.
@@ -65,7 +65,7 @@ class SweepActions:
 
         def _require_form(self, what: str) -> Any: ...
 
-        def _require_config(self, what: str) -> dict[str, Any]: ...
+        def _require_config(self, what: str) -> dict[str, object]: ...
 
 
 def next_cell(code: str) -> str:

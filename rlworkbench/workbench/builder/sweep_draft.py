@@ -29,7 +29,7 @@ _IMPORTS = "from ray import tune\n\nfrom rlworkbench.workbench.experiments impor
 class SweepDraft:
     """Ticked fields of ``config`` (walked beside its form ``schema``) and the sweep's settings."""
 
-    def __init__(self, schema: Mapping[str, Any], config: Mapping[str, Any] | None, env: str | None = None):
+    def __init__(self, schema: Mapping[str, object], config: Mapping[str, object] | None, env: str | None = None):
         self.schema = schema
         self.entries: dict[str, SweepEntry] = {}  #: ticked path → how it is swept, in ticking order
         self.settings: dict[str, Any] = {**SETTINGS, "env": env}
@@ -39,7 +39,7 @@ class SweepDraft:
         self.use_config(config)
 
     # ----- changes --------------------------------------------------------------------------------------------
-    def use_config(self, config: Mapping[str, Any] | None) -> None:
+    def use_config(self, config: Mapping[str, object] | None) -> None:
         """Follows a new current config: its fields, and the ticked ones checked again (a ticked path the new
         config lacks stays, with its error)."""
         self.config = config
@@ -54,7 +54,7 @@ class SweepDraft:
                               key_path=path, expected=[f.path for f in self.fields], got=path)
         return found
 
-    def tick(self, path: str, distribution: str | None = None, **given: Any) -> SweepEntry:
+    def tick(self, path: str, distribution: str | None = None, **given: object) -> SweepEntry:
         """Sweeps the field at ``path``: its entry so far (or the field's default one) with ``distribution`` and
         any of ``low``, ``high``, ``values`` given (values: a list, or text such as ``"32, 64"``)."""
         unknown = sorted(set(given) - {"low", "high", "values"})
@@ -117,7 +117,7 @@ class SweepDraft:
         lines = [f"    {json.dumps(path)}: {entry_code(entry)}," for path, entry in self.entries.items()]
         return "space = {\n" + "\n".join(lines) + "\n}"
 
-    def code(self, config_code: str = "", **extra: Any) -> str:
+    def code(self, config_code: str = "", **extra: object) -> str:
         """The imports, :meth:`space_code`, ``config_code`` (which sets ``config``) and the ``sweep(config, ...)``
         call with the settings (those at sweep's default left out) and ``extra`` keywords: the space first, where
         a reader looks."""
@@ -127,7 +127,7 @@ class SweepDraft:
         body = [self.space_code(), config_code, _call("experiment = sweep(", arguments), "experiment"]
         return _IMPORTS + "\n".join(part for part in body if part)
 
-    def launch(self, config: Mapping[str, Any], **settings: Any) -> Any:
+    def launch(self, config: Mapping[str, object], **settings: object) -> Any:
         """Starts :func:`sweep` on ``config`` with the space and the settings (``settings`` over the draft's);
         refuses while a ticked field has an error. Returns the Experiment."""
         from rlworkbench.workbench.experiments import sweep
@@ -194,7 +194,7 @@ def entry_code(entry: SweepEntry) -> str:
     return f"tune.{entry.distribution}({values})"
 
 
-def _literal(value: Any) -> str:
+def _literal(value: object) -> str:
     """Python source of a JSON-like value (strings in double quotes, ``True``, ``None``)."""
     if isinstance(value, str):
         return json.dumps(value)

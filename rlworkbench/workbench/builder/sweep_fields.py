@@ -91,12 +91,12 @@ class SweepField:
         return list(dict.fromkeys(inside))
 
 
-def sweep_fields(config: Mapping[str, Any], schema: Mapping[str, Any]) -> list[SweepField]:
+def sweep_fields(config: Mapping[str, object], schema: Mapping[str, object]) -> list[SweepField]:
     """The sweepable leaves of ``config``, in its order, walked beside its form ``schema`` (component ``type``
     keys, free strings and JSON-text arguments are left out)."""
     found: list[SweepField] = []
 
-    def visit(value: Any, node: Mapping[str, Any], path: str) -> None:
+    def visit(value: object, node: Mapping[str, object], path: str) -> None:
         if node.get(JSON_TEXT) or "const" in node:
             return
         if "anyOf" in node:
@@ -131,7 +131,7 @@ def sweep_fields(config: Mapping[str, Any], schema: Mapping[str, Any]) -> list[S
     return found
 
 
-def _enum_of_choice(value: Any, options: list[Mapping[str, Any]]) -> tuple[Any, ...] | None:
+def _enum_of_choice(value: object, options: list[Mapping[str, Any]]) -> tuple[Any, ...] | None:
     """An enum that may be null (``activation``: a name or none), as one enum with ``None`` last; else None."""
     enums = [option for option in options if "enum" in option]
     if not enums or any("enum" not in option and option.get("type") != "null" for option in options):

@@ -68,7 +68,7 @@ class SweepTab:
         widget.observe(lambda change: self._set(key, change["new"]), names="value")
         return widget
 
-    def _set(self, key: str, value: Any) -> None:
+    def _set(self, key: str, value: object) -> None:
         if key in _MENUS:
             value = _MENUS[key][value]
         self.draft.settings[key] = value if key != "env" else (value.strip() or None)
@@ -125,7 +125,7 @@ class FieldRow:
         self._syncing = False
         self._inputs: dict[str, w.Widget] = {}
 
-    def show(self, field: SweepField | None, entry: SweepEntry | None, error: Any) -> None:
+    def show(self, field: SweepField | None, entry: SweepEntry | None, error: object) -> None:
         """Shows the field's current value, the draft's entry for it (None: not ticked) and its error."""
         self.field = field
         self._syncing = True
@@ -182,7 +182,7 @@ class FieldRow:
         self.details.children = tuple(self._inputs.values())
         return self._inputs
 
-    def _on_tick(self, change: dict[str, Any]) -> None:
+    def _on_tick(self, change: dict[str, object]) -> None:
         if not self._syncing:
             self.guarded(self.builder.tick if change["new"] else self.builder.untick, self.path)
 

@@ -44,7 +44,7 @@ def run_job(where: str | Path, stop_asked: threading.Event, out: IO[str] | None 
     (stdout). Returns the exit status."""
     stream = out if out is not None else sys.stdout
 
-    def emit(kind: str, **fields: Any) -> None:
+    def emit(kind: str, **fields: object) -> None:
         print(record_line(kind, **fields), file=stream, flush=True)
 
     try:

@@ -31,7 +31,7 @@ def package_name(submission_id: str) -> str:
     return "rlworkbench_job_" + "".join(c if c.isalnum() else "_" for c in submission_id)
 
 
-def write_job_package(parent: Path, spec: dict[str, Any], weights: dict[str, np.ndarray] | None) -> Path:
+def write_job_package(parent: Path, spec: dict[str, object], weights: dict[str, np.ndarray] | None) -> Path:
     """Writes the package for ``spec`` (which names its ``submission_id``) under ``parent``; returns its folder."""
     folder = Path(parent) / package_name(spec["submission_id"])
     folder.mkdir(parents=True)

@@ -20,7 +20,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 from rlworkbench.errors import ClusterError
 
@@ -99,7 +98,7 @@ class LocalHead:
     def __enter__(self) -> LocalHead:
         return self.start()
 
-    def __exit__(self, *exc_info: Any) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.stop()
 
     # ----- inside --------------------------------------------------------------------------------------------

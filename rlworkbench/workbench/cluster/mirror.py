@@ -23,7 +23,7 @@ CLUSTER_FILE = "cluster.json"
 class MetricsMirror:
     """Mirrors a job's followed metrics into ``run_dir`` (made here; it must not exist)."""
 
-    def __init__(self, run_dir: Path, config: Mapping[str, Any], about: Mapping[str, Any]):
+    def __init__(self, run_dir: Path, config: Mapping[str, object], about: Mapping[str, object]):
         self.run_dir = Path(run_dir)
         self.run_dir.mkdir(parents=True)
         (self.run_dir / "config.json").write_text(json.dumps(dict(config), indent=2))
@@ -31,12 +31,12 @@ class MetricsMirror:
         self._write_about()
         self.log = EventWriter(self.run_dir)
 
-    def note(self, **about: Any) -> None:
+    def note(self, **about: object) -> None:
         """Updates ``cluster.json`` (the newest checkpoint on the cluster, the final state)."""
         self.about.update(about)
         self._write_about()
 
-    def add(self, episodes: Sequence[Sequence[Any]], updates: Sequence[Mapping[str, Any]]) -> None:
+    def add(self, episodes: Sequence[Sequence[Any]], updates: Sequence[Mapping[str, object]]) -> None:
         for row in episodes:
             self.log.scalar("episode/return", float(row[3]), int(row[5]))
             self.log.scalar("episode/length", float(row[4]), int(row[5]))

@@ -27,12 +27,12 @@ RAY_STATES = {"PENDING": "starting", "RUNNING": "running", "SUCCEEDED": "finishe
 """Ray's job status → a run's state (a job's own ``end`` record, when there is one, says more)."""
 
 
-def record_line(kind: str, **fields: Any) -> str:
+def record_line(kind: str, **fields: object) -> str:
     """One record as a log line (no newline)."""
     return PREFIX + json.dumps({"kind": kind, **fields}, default=_json_default, separators=(",", ":"))
 
 
-def parse_line(line: str) -> dict[str, Any] | None:
+def parse_line(line: str) -> dict[str, object] | None:
     """The record a log line holds, or None for any other line (a torn or foreign line included)."""
     if not line.startswith(PREFIX):
         return None
@@ -43,9 +43,9 @@ def parse_line(line: str) -> dict[str, Any] | None:
     return record if isinstance(record, dict) and isinstance(record.get("kind"), str) else None
 
 
-def encode_error(error: BaseException) -> dict[str, Any]:
+def encode_error(error: BaseException) -> dict[str, object]:
     """An error as JSON: its type and module, message, rlworkbench context fields and the formatted traceback."""
-    encoded: dict[str, Any] = {"type": type(error).__name__, "module": type(error).__module__, "text": str(error),
+    encoded: dict[str, object] = {"type": type(error).__name__, "module": type(error).__module__, "text": str(error),
                                "traceback": "".join(traceback.format_exception(error))}
     if isinstance(error, errors.RLWorkbenchError):
         encoded["message"] = error.message
@@ -54,7 +54,7 @@ def encode_error(error: BaseException) -> dict[str, Any]:
     return encoded
 
 
-def decode_error(encoded: dict[str, Any], where: str) -> BaseException:
+def decode_error(encoded: dict[str, object], where: str) -> BaseException:
     """The error a job reported, as the same type where this side has it (rlworkbench's errors and Python's
     built-in ones), else :class:`~rlworkbench.errors.JobFailed`; the job's traceback and ``where`` as notes."""
     name, module, text = str(encoded.get("type")), encoded.get("module"), str(encoded.get("text", ""))
@@ -74,7 +74,7 @@ def decode_error(encoded: dict[str, Any], where: str) -> BaseException:
     return error
 
 
-def _rlworkbench_error(cls: type[errors.RLWorkbenchError], encoded: dict[str, Any]) -> BaseException:
+def _rlworkbench_error(cls: type[errors.RLWorkbenchError], encoded: dict[str, object]) -> BaseException:
     fields = dict(encoded.get("fields") or {})
     try:  # a BuildError's partial graph stays on the cluster
         return cls(str(encoded["message"]), **fields)
@@ -82,7 +82,7 @@ def _rlworkbench_error(cls: type[errors.RLWorkbenchError], encoded: dict[str, An
         return errors.JobFailed(f"{cls.__name__}: {encoded.get('text', '')}")
 
 
-def _json_default(value: Any) -> Any:
+def _json_default(value: object) -> Any:
     """NumPy scalars and arrays, paths and anything else as plain JSON (or its str)."""
     if hasattr(value, "tolist"):
         return value.tolist()

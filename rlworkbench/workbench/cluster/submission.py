@@ -155,7 +155,7 @@ def _is_loopback(address: Any) -> bool:
     return isinstance(address, str) and urlparse(address).hostname in LOOPBACK_HOSTS
 
 
-def _positive_number(value: Any, argument: str) -> float:
+def _positive_number(value: object, argument: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
         raise ConfigError(f"bad {argument}", argument=argument, expected="a finite number > 0", got=repr(value))
     return float(value)
@@ -173,7 +173,7 @@ def _version() -> str:
 AGENT_WAIT_SECONDS = 60.0  #: how long a submission waits for a head whose job agent is not ready yet
 
 
-def submit_when_ready(client: Any, wait: float = AGENT_WAIT_SECONDS, **job: Any) -> str:
+def submit_when_ready(client: Any, wait: float = AGENT_WAIT_SECONDS, **job: object) -> str:
     """``client.submit_job(**job)``, tried again for up to ``wait`` s while the head answers that no job agent is
     available (a head just started, or too busy to register its agent): that refusal is transient."""
     deadline = time.monotonic() + wait

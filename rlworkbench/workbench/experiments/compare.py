@@ -39,10 +39,10 @@ class RunScores:
     """One run as ``compare`` sees it."""
 
     name: str
-    config: dict[str, Any]
+    config: dict[str, object]
     env: str
     episodes: pd.DataFrame = field(repr=False)
-    labels: dict[str, Any] = field(default_factory=dict)
+    labels: dict[str, object] = field(default_factory=dict)
 
 
 @dataclass
@@ -64,7 +64,7 @@ class Comparison:
     figure: Any
     notes: list[str] = field(default_factory=list)
 
-    def __iter__(self) -> Iterator[Any]:
+    def __iter__(self) -> Iterator[object]:
         return iter((self.table, self.figure))
 
     def _repr_html_(self) -> str:
@@ -179,7 +179,7 @@ def collect(runs: Any) -> list[RunScores]:
     return collected
 
 
-def _from_result(result: Any) -> RunScores:
+def _from_result(result: object) -> RunScores:
     return RunScores(result.logdir.name, result.config, result.env or "unknown env", result.metrics, result.labels)
 
 
@@ -222,7 +222,7 @@ def _labeller(by: str | Callable[[RunScores], str], runs: list[RunScores]) -> Ca
                       "callable", got=repr(by))
 
 
-def flatten_config(config: Any, prefix: str = "") -> dict[str, Any]:
+def flatten_config(config: Any, prefix: str = "") -> dict[str, object]:
     """A config as ``{key path: leaf value}`` (lists by index): what config diffs compare."""
     if isinstance(config, Mapping):
         items: Any = config.items()
@@ -230,20 +230,20 @@ def flatten_config(config: Any, prefix: str = "") -> dict[str, Any]:
         items = ((str(index), value) for index, value in enumerate(config))
     else:
         return {prefix: config}
-    flat: dict[str, Any] = {}
+    flat: dict[str, object] = {}
     for key, value in items:
         flat.update(flatten_config(value, f"{prefix}/{key}" if prefix else str(key)))
     return flat
 
 
-def differing_paths(configs: list[dict[str, Any]]) -> list[str]:
+def differing_paths(configs: list[dict[str, object]]) -> list[str]:
     """The key paths of flattened configs whose values are not all the same (a key missing in some counts)."""
     paths = sorted({path for config in configs for path in config})
     return [path for path in paths
             if len({json.dumps(config.get(path), sort_keys=True) for config in configs}) > 1]
 
 
-def _short(value: Any) -> str:
+def _short(value: object) -> str:
     return f"{value:.4g}" if isinstance(value, float) else json.dumps(value) if not isinstance(value, str) else value
 
 
@@ -320,7 +320,7 @@ def _table(groups: Mapping[str, list[RunScores]], point: Mapping[str, np.ndarray
            interval: Mapping[str, np.ndarray]) -> pd.DataFrame:
     rows = []
     for label in groups:
-        row: dict[str, Any] = {"group": label, "runs": len(groups[label])}
+        row: dict[str, object] = {"group": label, "runs": len(groups[label])}
         for index, name in enumerate(METRICS):
             row.update({name: point[label][index], f"{name}_low": interval[label][0][index],
                         f"{name}_high": interval[label][1][index]})
@@ -429,7 +429,7 @@ def draw_comparison(table: pd.DataFrame, profiles: pd.DataFrame, curves: pd.Data
     return figure
 
 
-def _bands(axes: Any, frame: pd.DataFrame, x: str, y: str, colors: dict[str, Any]) -> None:
+def _bands(axes: Any, frame: pd.DataFrame, x: str, y: str, colors: dict[str, object]) -> None:
     """Each group's ``y`` over ``x`` as a line with its ``low``..``high`` band."""
     for group, color in colors.items():
         rows = frame[frame["group"] == group]

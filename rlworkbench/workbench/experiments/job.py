@@ -198,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     plan.write()
     stop_file = plan.path / STOP_FILE
 
-    def ask_to_stop(*_: Any) -> None:
+    def ask_to_stop(*_: object) -> None:
         stop_file.write_text("stop")
 
     try:

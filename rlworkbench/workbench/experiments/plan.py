@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 from rlworkbench.errors import ConfigError
 
@@ -31,14 +30,14 @@ class ExperimentPlan:
     name: str
     prototype: str                      #: the prototype's name (each run directory's ``run.json`` says it)
     directory: str                      #: the experiment directory (absolute)
-    config: dict[str, Any]              #: the prototype's full config (defaults merged); trials set their params
+    config: dict[str, object]              #: the prototype's full config (defaults merged); trials set their params
     paths: list[str]                    #: the swept key paths
     space: dict[str, str]               #: each path's distribution, described
     seeds: list[int]                    #: every trial runs each of these seeds
     budget: int                         #: env steps per run (per seed)
     report_every: int                   #: env steps between a trial's results (Tune's iterations)
     target: str                         #: where each run trains: local, multi_gpu or ray
-    settings: dict[str, Any]            #: the runs' promote() settings (env, backend, num_envs, target options …)
+    settings: dict[str, object]            #: the runs' promote() settings (env, backend, num_envs, target options …)
     metric: str = "return"              #: return (training episodes) or greedy_return (evaluation episodes)
     mode: str = "max"
     window: int = 10                    #: a seed's return: the mean of its last ``window`` episodes
@@ -51,7 +50,7 @@ class ExperimentPlan:
     trial_cpus: float = 1.0
     trial_gpus: float = 0.0
     runs_dir: str | None = None         #: where the runs publish their records (None: the default place)
-    options: dict[str, Any] = field(default_factory=dict)  #: scheduler/search arguments given by the user
+    options: dict[str, object] = field(default_factory=dict)  #: scheduler/search arguments given by the user
 
     # ----- files --------------------------------------------------------------------------------------------------
     @property

@@ -27,7 +27,7 @@ def experiment_id(directory: str | Path) -> str:
     return hashlib.sha1(str(Path(directory).resolve()).encode()).hexdigest()[:12]
 
 
-def experiment_record(experiment: Any, record_id: str, started: float) -> dict[str, Any]:
+def experiment_record(experiment: Any, record_id: str, started: float) -> dict[str, object]:
     trials = experiment.trials
     metric = experiment.plan.metric
     best = experiment.best_trial
@@ -48,7 +48,7 @@ def experiment_record(experiment: Any, record_id: str, started: float) -> dict[s
             "pid": os.getpid(), "started": started, "updated": time.time()}
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> Any:
     if value is None:
         return None
     if isinstance(value, float) and math.isnan(value):
@@ -63,7 +63,7 @@ class ExperimentHeartbeat(Publisher):
         super().__init__(experiment_id(experiment.plan.directory), directory, interval)
         self.experiment = experiment
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> dict[str, object]:
         return experiment_record(self.experiment, self.record_id, self.started)
 
     def stop_requested(self) -> None:

@@ -34,7 +34,7 @@ TRIAL_STATES = ("pending", "running", "finished", "stopped", "failed")
 LIVE_EXPERIMENT_STATES = ("starting", "running")
 
 
-def record_line(kind: str, **fields: Any) -> str:
+def record_line(kind: str, **fields: object) -> str:
     """One record as a JSON line (non-finite numbers as null)."""
     return json.dumps({"kind": kind, "time": time.time(), **{key: _finite(value) for key, value in fields.items()}})
 
@@ -53,7 +53,7 @@ def parse_record(line: str) -> dict[str, Any] | None:
     return record if isinstance(record, dict) and "kind" in record else None
 
 
-def _finite(value: Any) -> Any:
+def _finite(value: object) -> Any:
     if isinstance(value, (float, np.floating)):
         return float(value) if math.isfinite(value) else None
     if isinstance(value, np.integer):
@@ -72,14 +72,14 @@ class RecordWriter:
     def __init__(self, path: str | Path, echo: bool = False):
         self.path, self.echo = str(path), bool(echo)
 
-    def __call__(self, kind: str, **fields: Any) -> None:
+    def __call__(self, kind: str, **fields: object) -> None:
         line = record_line(kind, **fields)
         with open(self.path, "a", encoding="utf-8") as stream:
             stream.write(line + "\n")
         if self.echo:
             print(RECORD_PREFIX + line, flush=True)
 
-    def driver_started(self, directory: str, **fields: Any) -> None:
+    def driver_started(self, directory: str, **fields: object) -> None:
         self("experiment", state="running", pid=os.getpid(), host=socket.gethostname(), directory=directory,
              **fields)
 
@@ -196,7 +196,7 @@ def _new_trial(trial_id: str, now: float) -> dict[str, Any]:
             "started": now, "ended": None}
 
 
-def _number(value: Any) -> float:
+def _number(value: object) -> float:
     return math.nan if value is None else float(value)
 
 

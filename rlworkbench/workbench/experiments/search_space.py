@@ -32,7 +32,7 @@ def split_path(path: Any) -> list[str]:
     return path.split("/")
 
 
-def agent_schema(config: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def agent_schema(config: Mapping[str, object]) -> tuple[dict[str, Any], dict[str, Any]]:
     """The agent type's (schema, defaults) for ``config``; a ConfigError if its ``type`` is unknown."""
     import rlworkbench.agents  # noqa: F401  (registers the agent types)
     from rlworkbench.agents.registry import agent_class
@@ -41,14 +41,14 @@ def agent_schema(config: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, A
     return cls.schema, cls.defaults
 
 
-def full_config(prototype_config: Mapping[str, Any]) -> dict[str, Any]:
+def full_config(prototype_config: Mapping[str, object]) -> dict[str, object]:
     """The prototype's config with its type's defaults merged in, validated (paths walk this)."""
     config = load_config(dict(prototype_config))
     schema, defaults = agent_schema(config)
     return validate_config(config, schema, defaults)
 
 
-def with_params(config: Mapping[str, Any], params: Mapping[str, Any]) -> dict[str, Any]:
+def with_params(config: Mapping[str, object], params: Mapping[str, object]) -> dict[str, object]:
     """A copy of ``config`` with each ``path: value`` of ``params`` set (missing dict keys are made; list items
     must exist)."""
     result = copy.deepcopy(dict(config))
@@ -73,7 +73,7 @@ def _child(node: Any, key: str, path: str, walked: list[str], make: bool) -> Any
                       key_path=path, expected=_what_is_there(node), got="/".join(walked))
 
 
-def _assign(node: Any, key: str, value: Any, path: str) -> None:
+def _assign(node: Any, key: str, value: object, path: str) -> None:
     if isinstance(node, dict):
         node[key] = value
     elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
@@ -92,7 +92,7 @@ def _what_is_there(node: Any) -> str:
 
 
 # ----- checking --------------------------------------------------------------------------------------------------
-def check_space(config: Mapping[str, Any], space: Mapping[str, Any]) -> dict[str, Any]:
+def check_space(config: Mapping[str, object], space: Mapping[str, object]) -> dict[str, object]:
     """Checks ``space`` against ``config``'s agent schema (see the module docstring); returns the full config."""
     if not isinstance(space, Mapping):
         raise ConfigError("a sweep space maps config key paths to distributions", argument="space",
@@ -177,7 +177,7 @@ def describe(distribution: Any) -> str:
 
 
 # ----- to and from Tune -------------------------------------------------------------------------------------------
-def tune_space(space: Mapping[str, Any]) -> dict[str, Any]:
+def tune_space(space: Mapping[str, object]) -> dict[str, object]:
     """The space nested by path for Tune's ``param_space`` (``{"optimizer": {"learning_rate": …}}``)."""
     keys = {path: tuple(split_path(path)) for path in space}
     for path, parts in keys.items():
@@ -185,7 +185,7 @@ def tune_space(space: Mapping[str, Any]) -> dict[str, Any]:
         if inner is not None:
             raise ConfigError("a sweep key lies inside another one", argument="space", key_path=inner,
                               expected="paths where none is a prefix of another", got=f"{path} and {inner}")
-    nested: dict[str, Any] = {}
+    nested: dict[str, object] = {}
     for path, distribution in space.items():
         node = nested
         for key in keys[path][:-1]:
@@ -194,7 +194,7 @@ def tune_space(space: Mapping[str, Any]) -> dict[str, Any]:
     return nested
 
 
-def params_of(trial_config: Mapping[str, Any], paths: list[str]) -> dict[str, Any]:
+def params_of(trial_config: Mapping[str, object], paths: list[str]) -> dict[str, object]:
     """A trial's value of each path, read from the nested config Tune gives it."""
     params = {}
     for path in paths:
@@ -205,7 +205,7 @@ def params_of(trial_config: Mapping[str, Any], paths: list[str]) -> dict[str, An
     return params
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> Any:
     """NumPy scalars as Python numbers (a config is plain JSON)."""
     if isinstance(value, np.generic):
         return value.item()
@@ -217,11 +217,11 @@ def _plain(value: Any) -> Any:
 
 
 # ----- as JSON (a sweep shipped to a cluster job) ------------------------------------------------------------------
-def encode_space(space: Mapping[str, Any]) -> dict[str, Any]:
+def encode_space(space: Mapping[str, object]) -> dict[str, object]:
     """The space as plain JSON: each entry a ``{"kind": ...}`` description :func:`decode_space` turns back."""
     from ray.tune.search.sample import Categorical, Domain, Float, Function, Quantized
 
-    encoded: dict[str, Any] = {}
+    encoded: dict[str, object] = {}
     for path, distribution in space.items():
         if is_grid(distribution):
             encoded[path] = {"kind": "grid", "values": list(distribution["grid_search"])}
@@ -246,12 +246,12 @@ def encode_space(space: Mapping[str, Any]) -> dict[str, Any]:
     return encoded
 
 
-def decode_space(encoded: Mapping[str, Any]) -> dict[str, Any]:
+def decode_space(encoded: Mapping[str, object]) -> dict[str, object]:
     """The Tune space that :func:`encode_space` described."""
     from ray import tune
     from ray.tune.search.sample import Float, Integer
 
-    space: dict[str, Any] = {}
+    space: dict[str, object] = {}
     for path, entry in encoded.items():
         kind = entry["kind"]
         if kind == "grid":

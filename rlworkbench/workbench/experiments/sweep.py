@@ -37,14 +37,14 @@ SEARCHES = (None, "optuna")
 METRICS = ("return", "greedy_return")
 
 
-def sweep(prototype: Any, space: Mapping[str, Any], seeds: int | Sequence[int] = 3, trials: int = 8,
+def sweep(prototype: Any, space: Mapping[str, object], seeds: int | Sequence[int] = 3, trials: int = 8,
           scheduler: Any = None, search: Any = None, metric: str = "return", budget: int = 10_000,
           target: str = "local", address: str | None = None, name: str | None = None, logdir: str | Path = "runs",
           report_every: int | None = None, window: int = 10, evaluation_episodes: int | None = None,
           checkpoint_frequency: int = 1, search_seed: int | None = None, trial_cpus: float = 1.0,
           trial_gpus: float = 0.0,
-          scheduler_options: Mapping[str, Any] | None = None, search_options: Mapping[str, Any] | None = None,
-          **settings: Any) -> Experiment:
+          scheduler_options: Mapping[str, object] | None = None, search_options: Mapping[str, object] | None = None,
+          **settings: object) -> Experiment:
     """Starts an experiment and returns its :class:`Experiment` at once (see the module docstring).
 
     Args:
@@ -111,7 +111,7 @@ def _pop_job_settings(settings: dict[str, Any], address: Any) -> dict[str, Any]:
     return popped
 
 
-def _plan(spec: RunSpec, config: dict[str, Any], space: Mapping[str, Any], **given: Any) -> ExperimentPlan:
+def _plan(spec: RunSpec, config: dict[str, Any], space: Mapping[str, object], **given: object) -> ExperimentPlan:
     seeds = _seeds(given["seeds"])
     trials, budget, window = (_positive(given[key], key) for key in ("trials", "budget", "window"))
     report_every = _positive(given["report_every"] if given["report_every"] is not None else max(1, budget // 20),
@@ -168,7 +168,7 @@ def _plan(spec: RunSpec, config: dict[str, Any], space: Mapping[str, Any], **giv
         runs_dir=OFF if records_dir is None else str(records_dir), options=given["options"])
 
 
-def _check_target_options(target: str, options: Mapping[str, Any]) -> None:
+def _check_target_options(target: str, options: Mapping[str, object]) -> None:
     from rlworkbench.execution.ray.settings import DEFAULTS
 
     allowed = {"local": set(), "multi_gpu": {"devices"}, "ray": {*DEFAULTS, "devices"} - {"address"}}[target]
@@ -188,13 +188,13 @@ def _seeds(seeds: Any) -> list[int]:
                       got=repr(seeds))
 
 
-def _positive(value: Any, argument: str) -> int:
+def _positive(value: object, argument: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigError(f"bad {argument}", argument=argument, expected="int >= 1", got=repr(value))
     return int(value)
 
 
-def _natural(value: Any, argument: str) -> int:
+def _natural(value: object, argument: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ConfigError(f"bad {argument}", argument=argument, expected="int >= 0", got=repr(value))
     return int(value)

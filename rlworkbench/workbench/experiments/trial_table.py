@@ -40,7 +40,7 @@ class TrialTable(anywidget.AnyWidget):
     sort_by = traitlets.Unicode("").tag(sync=True)
     descending = traitlets.Bool(True).tag(sync=True)
 
-    def __init__(self, **kwargs: Any):
+    def __init__(self, **kwargs: object):
         super().__init__(**kwargs)
         self._frame = pd.DataFrame()
         self.observe(lambda _change: self._fill(), names=["sort_by", "descending"])
@@ -62,14 +62,14 @@ class TrialTable(anywidget.AnyWidget):
         self.rows = [[_cell(value) for value in row] for row in frame.itertuples(index=False, name=None)]
 
 
-def _sort_key(value: Any) -> Any:
+def _sort_key(value: object) -> Any:
     """Numbers by value, everything else by text; ``(2, 0)`` for a missing value (kept last in either order)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return (0, float(value)) if not math.isnan(float(value)) else (2, 0.0)
     return (1, str(value)) if value is not None else (2, 0.0)
 
 
-def _cell(value: Any) -> str:
+def _cell(value: object) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     if isinstance(value, float):

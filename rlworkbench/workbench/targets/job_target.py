@@ -243,7 +243,7 @@ def _frame(rows: Any) -> pd.DataFrame | None:
     return None if rows is None else pd.DataFrame.from_records(rows)
 
 
-def _number(value: Any) -> float:
+def _number(value: object) -> float:
     try:
         number = float(value)
     except (TypeError, ValueError):

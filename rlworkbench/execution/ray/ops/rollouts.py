@@ -66,7 +66,7 @@ class Rollouts:
     def in_flight(self, index: int | None = None) -> int:
         return self.manager.in_flight(index)
 
-    def each(self, method: Callable[..., Any], *args: Any) -> None:
+    def each(self, method: Callable[..., object], *args: object) -> None:
         """Calls ``method`` on every sampler without waiting (e.g. new shard handles)."""
         for index in range(len(self.manager)):
             getattr(self.manager.actor(index), method.__name__).remote(*args)
