@@ -5,6 +5,7 @@ bottleneck (a sampler whose env sleeps). Real local Ray throughout."""
 from __future__ import annotations
 
 import ast
+import html
 import inspect
 import re
 import time
@@ -21,6 +22,7 @@ from rlworkbench.execution.ray import PLANS, Plan, PlanRun, get_plan, plan_for, 
 from rlworkbench.execution.ray.ops import Broadcast, LearnerQueue, Rollouts, TrainOneStep, concurrently
 from rlworkbench.execution.ray.plans import APEX, APPO, IMPALA
 from rlworkbench.execution.ray.sampler import ImpalaSampler
+from rlworkbench.visualize.dataflow_drawing import dataflow_svg
 
 DQN = {"type": "dqn", "policy": {"network": [{"type": "dense", "units": 32, "activation": "relu"}]},
        "loss": {"n_step": 3}, "memory": {"type": "prioritized_replay", "capacity": 4000},
@@ -126,7 +128,10 @@ def test_the_dataflow_of_apex_names_every_actor_and_counts_what_flows(ray_sessio
         snapshot = run.dataflow()
     finally:
         run.close()
-    assert {node.id for node in snapshot.nodes} == {"sampler 0", "sampler 1", "shard 0", "shard 1", "learner"}
+    actors = {"sampler 0", "sampler 1", "shard 0", "shard 1", "learner"}
+    assert {node.id for node in snapshot.nodes} == actors
+    labels = set(re.findall(r"<text[^>]*>([^<]*)</text>", html.unescape(dataflow_svg(snapshot))))
+    assert actors <= labels and {"Transitions", "Batch"} <= labels  # the drawing names every actor
     edges = snapshot.edges_frame().set_index(["source", "target"])
     carried = dict(edges["carries"].items())
     assert carried[("sampler 0", "shard 0")] == "Transitions" and carried[("shard 1", "learner")] == "Batch"
@@ -176,3 +181,47 @@ def test_a_throttled_sampler_shows_as_the_bottleneck(ray_session):
     assert (snapshot.bottleneck.source, snapshot.bottleneck.target) == ("sampler 1", "queue")
     steps = run.workers().set_index("worker")["env_steps"]
     assert steps[1] < steps[0]  # the sleepy one sampled less in the same time
+
+
+def last_20_mean(run: PlanRun) -> float:
+    returns = run.episodes["return"]
+    return float(returns.tail(20).mean()) if len(returns) >= 20 else float("nan")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_appo_on_two_workers_solves_cartpole(ray_session):
+    """The shipped appo_cartpole config (IMPALA's network, clip ratio 0.2, each fragment learnt twice; 2 workers x
+    4 envs): a last-20 mean return of 475."""
+    agent = Agent.from_env("CartPole-v1", "appo_cartpole", backend="torch", seed=0)
+    run = PlanRun(plan_for("impala", agent.config["execution"]["ray"]["plan"]), agent, "CartPole-v1",
+                  {"sampler_cpus": 0}, seed=0)
+    try:
+        while run.timesteps < 300_000 and not last_20_mean(run) >= 475:
+            run.train(run.timesteps + 5000)
+        assert last_20_mean(run) >= 475, (run.timesteps, last_20_mean(run))
+        consumed = run.dataflow().edges_frame().set_index(["source", "target"]).loc[("queue", "learner"), "items"]
+        assert run.agent.updates == 2 * consumed and "clip_fraction" in run.updates  # each fragment learnt twice
+    finally:
+        run.close()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_apex_at_a_fixed_replay_ratio_solves_cartpole(ray_session):
+    """The shipped DQN config under the apex_ratio plan (8 replayed per sampled transition, half its schedule's 16;
+    2 workers x 4 envs): the learner's greedy policy scores 475 over 5 episodes within 100,000 steps, and its
+    updates kept the ratio."""
+    agent = Agent.from_env("CartPole-v1", "dqn_cartpole", backend="torch", seed=0)
+    run = PlanRun(get_plan("apex_ratio"), agent, "CartPole-v1",
+                  {"workers": 2, "envs_per_worker": 4, "sampler_cpus": 0, "replay_ratio": 8}, seed=0)
+    try:
+        score = 0.0
+        while run.timesteps < 100_000 and score < 475:
+            run.train(run.timesteps + 5000)
+            score = float(run.evaluate(5)["return"].mean())
+        assert score >= 475, (run.timesteps, score)
+        kept = run.agent.updates * 64 / (run.timesteps - 1000)
+        assert 0.8 * 8 <= kept <= 1.05 * 8, kept
+    finally:
+        run.close()
