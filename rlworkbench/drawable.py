@@ -1,15 +1,18 @@
 """How components, agents, executors, graphs and failed builds draw themselves in a notebook after nothing more
-than ``import rlworkbench``.
+than ``import rlworkbench`` — and how an uncaught ``BuildError`` draws its graph once you ask for it.
 
 Drawing lives above the core (:mod:`rlworkbench.visualize`, graphviz) and the core never imports it, so the drawn
 classes carry no display code. Instead the top of the package (``rlworkbench/__init__.py``, which may import any
 layer), when it is imported inside a running IPython (a Jupyter kernel), calls :func:`install_notebook_display`
-with a printer that imports the renderer on its first use:
+with a printer that imports the renderer on its first use: the drawn types (:data:`DRAWN_TYPES`) are registered
+*by name* with IPython's mime-bundle formatter (``for_type_by_name``), so registering imports none of them, and
+nothing is drawn or imported until one is shown.
 
-- the drawn types (:data:`DRAWN_TYPES`) are registered *by name* with IPython's mime-bundle formatter
-  (``for_type_by_name``), so registering imports none of them, and nothing is drawn or imported until one is shown;
-- an uncaught ``BuildError`` in a cell shows its traceback and then its partial graph (unless the user installed an
-  exception handler of their own).
+How an *uncaught* error is shown stays IPython's: importing changes nothing there. ``%load_ext rlworkbench``
+(:func:`rlworkbench.load_ipython_extension`, which passes ``build_error``) or
+:func:`rlworkbench.workbench.show_build_errors_as_graphs` makes an uncaught ``BuildError`` in a cell show its
+traceback and then its partial graph (:func:`show_uncaught_with_graph`; not where the user installed an exception
+handler of their own).
 
 Outside IPython nothing happens and IPython is not imported. In an IPython started after ``import rlworkbench``
 the objects' plain text (``_repr_pretty_ = pretty_with_draw_hint``, set by each drawn class itself, since IPython

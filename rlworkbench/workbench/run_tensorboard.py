@@ -10,7 +10,6 @@ kernel (a remote Jupyter needs a port forward or a proxy for the port).
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import os
 import socket
@@ -24,6 +23,7 @@ from pathlib import Path
 
 from rlworkbench.errors import RLWorkbenchError
 from rlworkbench.extras import require
+from rlworkbench.workbench.exit_hooks import at_exit_once
 
 READY_PATH = "data/runs"  # answers 200 (a JSON list of runs) once the server is up
 _LIVE: weakref.WeakSet[TensorBoardServer] = weakref.WeakSet()
@@ -62,6 +62,7 @@ class TensorBoardServer:
             self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                             env=environment)
         _LIVE.add(self)
+        at_exit_once(_stop_servers)
         self._wait_ready(timeout)
         return self
 
@@ -114,8 +115,8 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(probe.getsockname()[1])
 
 
-@atexit.register
 def _stop_servers() -> None:
+    """At interpreter exit (registered when the first server starts): stops the servers still running."""
     for server in list(_LIVE):
         server.stop()
 

@@ -37,18 +37,31 @@ from rlworkbench.workbench.experiments.trial import TrialTrainable
 
 STOP_FILE = "stop"  #: in the experiment directory: asks the driver to stop every trial
 
-# Tune's TensorBoard logger would write a second set of event files beside each trial's runs (only its CSV and JSON
-# loggers are added, below); its console reporter would print tables into the notebook. The trials' runs and the
-# Experiment's widget say all of that already.
-os.environ.setdefault("TUNE_DISABLE_AUTO_CALLBACK_LOGGERS", "1")
-os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")
-# How often Tune saves the experiment's state (which trial checkpoint is newest): a driver that dies loses at most
-# this many seconds of it (Tune's "auto" waits 10 s or more).
-os.environ.setdefault("TUNE_GLOBAL_CHECKPOINT_S", "2")
-# Trials an experiment's stop kept from starting have no result files; Tune's result grid warns of each one at the
-# end of fit(). The experiment's records say which trials ran.
-logging.getLogger("ray.tune.analysis.experiment_analysis").addFilter(
-    lambda record: "Failed to fetch metrics" not in record.getMessage())
+TUNE_SETTINGS = {
+    # Tune's TensorBoard logger would write a second set of event files beside each trial's runs (only its CSV and
+    # JSON loggers are added, below); its console reporter would print tables into the notebook. The trials' runs and
+    # the Experiment's widget say all of that already.
+    "TUNE_DISABLE_AUTO_CALLBACK_LOGGERS": "1",
+    "RAY_AIR_NEW_OUTPUT": "0",
+    # How often Tune saves the experiment's state (which trial checkpoint is newest): a driver that dies loses at
+    # most this many seconds of it (Tune's "auto" waits 10 s or more).
+    "TUNE_GLOBAL_CHECKPOINT_S": "2",
+}
+"""Environment variables Tune's driver reads when a Tuner is made and fit (a value the user set is kept)."""
+
+
+def _no_missing_metrics_warning(record: logging.LogRecord) -> bool:
+    """Trials an experiment's stop kept from starting have no result files; Tune's result grid warns of each one at
+    the end of fit(). The experiment's records say which trials ran."""
+    return "Failed to fetch metrics" not in record.getMessage()
+
+
+def settle_tune() -> None:
+    """Sets :data:`TUNE_SETTINGS` and quiets the result grid's warning about trials that never ran: when a sweep
+    starts (making, restoring or driving its Tuner), not when this module is imported. Safe to call again."""
+    for name, value in TUNE_SETTINGS.items():
+        os.environ.setdefault(name, value)
+    logging.getLogger("ray.tune.analysis.experiment_analysis").addFilter(_no_missing_metrics_warning)  # once
 
 
 class Recorder(tune.Callback):
@@ -141,6 +154,7 @@ RUN_KEYS = ("env", "backend", "num_envs", "vector_mode", "threads", "checkpoint_
 def make_tuner(plan: ExperimentPlan, space: dict[str, Any], scheduler: Any = None, search: Any = None) -> Any:
     """A fresh Tuner for ``plan`` over ``space`` (key path → distribution); ``scheduler`` / ``search`` may be Tune
     objects of the user's own, else they are made from the plan's names."""
+    settle_tune()
     scheduler = scheduler if scheduler is not None else make_scheduler(plan, space)
     search = search if search is not None else make_search(plan, space)
     return tune.Tuner(trainable(plan), param_space=tune_space(space),
@@ -152,6 +166,7 @@ def make_tuner(plan: ExperimentPlan, space: dict[str, Any], scheduler: Any = Non
 def restore_tuner(plan: ExperimentPlan) -> Any:
     """The Tuner of ``plan`` going on from Tune's saved state: unfinished and failed trials resume from their newest
     checkpoint; finished ones stay as they are."""
+    settle_tune()
     if not tune.Tuner.can_restore(str(plan.tune_path)):
         raise ConfigError("this experiment has no Tune state to resume from", argument="experiment",
                           expected=f"Tune's files in {plan.tune_path}", got="none")
@@ -277,6 +292,7 @@ def _draw(distribution: Any) -> Any:
 def drive(tuner: Any, plan: ExperimentPlan) -> None:
     """Runs ``tuner`` to its end, with the experiment's ``running`` and closing records around it (``finished``,
     ``stopped`` when the stop file was written, ``failed`` with the driver's error)."""
+    settle_tune()
     writer = RecordWriter(plan.records_path, echo=_in_job())
     writer.driver_started(str(plan.path), submission_id=os.environ.get("RLWORKBENCH_SUBMISSION_ID"))
     try:

@@ -11,7 +11,6 @@ experiment is a live widget: a sortable trial table and the trials' curves colou
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import math
 import socket
@@ -23,6 +22,7 @@ from typing import Any
 import pandas as pd
 
 from rlworkbench.errors import ConfigError
+from rlworkbench.workbench.exit_hooks import at_exit_once
 from rlworkbench.workbench.experiments.plan import ExperimentPlan
 from rlworkbench.workbench.experiments.records import LIVE_EXPERIMENT_STATES, ExperimentBook, FileFollower
 from rlworkbench.workbench.run_records import process_alive
@@ -92,6 +92,7 @@ class Experiment:
         (self.plan.path / "stop").unlink(missing_ok=True)
         self._driver = threading.Thread(target=main, name=f"rlworkbench-experiment-{self.name}", daemon=True)
         _LIVE[str(self.plan.path.resolve())] = self
+        at_exit_once(_stop_live_experiments)
         self._driver.start()
 
     @classmethod
@@ -317,8 +318,9 @@ class Experiment:
         return widget_bundle(self)
 
 
-@atexit.register
 def _stop_live_experiments() -> None:
+    """At interpreter exit (registered when the first driver starts here): asks the live experiments to stop and
+    gives their drivers a few seconds to save the trials' final checkpoints."""
     live = [experiment for experiment in _LIVE.values() if experiment.state in LIVE_EXPERIMENT_STATES]
     for experiment in live:
         with contextlib.suppress(Exception):

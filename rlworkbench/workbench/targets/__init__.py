@@ -7,6 +7,11 @@ job on that cluster) are built in; a notebook may register its own::
 
     register_target("my_cluster", MyClusterExecution)
     run = promote("dqn_cartpole", to="my_cluster", timesteps=50_000)
+
+The built-in targets are registered at the bottom of this module, when it is imported. That is a declaration, not
+a side effect: the registry is this module's own dict, filled with this module's own functions, as a literal would
+be; nothing outside the module changes (no environment, hook, thread or file), and the factories import their
+targets (gymnasium, Ray) only when a run starts. Making it lazy would change nothing anyone could observe.
 """
 
 from __future__ import annotations

@@ -3,13 +3,12 @@
 :class:`ThreadedExecution` keeps the state, the error, the checkpointer, the stop request and the done event, and
 starts the thread; a subclass writes :meth:`ThreadedExecution._main` (train, then save ``checkpoints/final``, then
 :meth:`ThreadedExecution._finish`). At interpreter exit, runs still going are stopped and given a few seconds to
-save their final checkpoint.
+save their final checkpoint (the exit hook is registered when the first run starts, not on import).
 """
 
 from __future__ import annotations
 
 import abc
-import atexit
 import threading
 import time
 import weakref
@@ -19,6 +18,7 @@ from typing import Any
 from rlworkbench.errors import CheckpointError, ConfigError
 from rlworkbench.execution.progress import HasProgress, save_progress
 from rlworkbench.execution.train import Checkpointer, save_checkpoint
+from rlworkbench.workbench.exit_hooks import at_exit_once
 from rlworkbench.workbench.run_spec import RunSpec
 from rlworkbench.workbench.targets.base import FAILED, FINISHED, STOPPED, Execution
 
@@ -43,6 +43,7 @@ class ThreadedExecution(Execution):
         self._thread = threading.Thread(target=self._main, name=f"rlworkbench-{kind}-{self.logdir.name}",
                                         daemon=True)
         _LIVE.add(self)
+        at_exit_once(_stop_live_runs)
         self._thread.start()
 
     @property
@@ -109,8 +110,8 @@ def refuse_agent_in_training(agent: object) -> None:
                           argument="prototype", expected="an agent no live run is training", got=agent)
 
 
-@atexit.register
 def _stop_live_runs() -> None:
+    """At interpreter exit (registered when the first run starts): stops the live runs, waits for their ends."""
     runs = live_runs()
     for run in runs:
         run.stop()
