@@ -24,11 +24,16 @@ from rlworkbench.extras import require
 FEATURE = "the notebook workbench (rlworkbench.workbench)"
 require("graphviz", FEATURE)
 
+# promote shares its name with its module: imported lazily, the first import of the submodule (by anyone) would set
+# this package's ``promote`` to the module and hide the function. Imported here, the function is bound after the
+# submodule, for good; it needs no widgets.
+from rlworkbench.workbench.promote import promote  # noqa: E402
+
 _HOMES = {  # name → the module that holds it
     "Experiment": "rlworkbench.workbench.experiments", "compare": "rlworkbench.workbench.experiments",
     "sweep": "rlworkbench.workbench.experiments", "GraphBuilder": "rlworkbench.workbench.builder.graph_builder",
     "GraphExplorer": "rlworkbench.workbench.graph_explorer", "Probe": "rlworkbench.workbench.probe",
-    "list_runs": "rlworkbench.workbench.cluster.listing", "promote": "rlworkbench.workbench.promote",
+    "list_runs": "rlworkbench.workbench.cluster.listing",
     "Run": "rlworkbench.workbench.run", "RunResult": "rlworkbench.workbench.run_result",
     "known_targets": "rlworkbench.workbench.targets", "register_target": "rlworkbench.workbench.targets",
     "show_build_errors_as_graphs": "rlworkbench.workbench.ipython_hooks",
@@ -41,7 +46,6 @@ if TYPE_CHECKING:
     from rlworkbench.workbench.graph_explorer import GraphExplorer
     from rlworkbench.workbench.ipython_hooks import show_build_errors_as_graphs
     from rlworkbench.workbench.probe import Probe
-    from rlworkbench.workbench.promote import promote
     from rlworkbench.workbench.run import Run
     from rlworkbench.workbench.run_result import RunResult
     from rlworkbench.workbench.targets import known_targets, register_target

@@ -18,7 +18,7 @@ NOTEBOOKS = Path(__file__).parents[2] / "notebooks"
 PARAMETERS = {"train_dqn_cartpole.ipynb": {"TIMESTEPS": 3000, "LIVE_SECONDS": 4},
               "graph_builder.ipynb": {"TIMESTEPS": 1500},
               "multi_device.ipynb": {"TIMESTEPS": 2000},
-              "distributed.ipynb": {"TIMESTEPS": 3000, "IMPALA_TIMESTEPS": 6000},
+              "distributed.ipynb": {"TIMESTEPS": 3000, "IMPALA_TIMESTEPS": 6000, "PLAN_TIMESTEPS": 3000},
               "cluster.ipynb": {"TIMESTEPS": 10**7, "EPISODES_TO_WATCH": 5},
               "experiments.ipynb": {"BUDGET": 800, "COMPARE_BUDGET": 600}}
 WIDGET = "application/vnd.jupyter.widget-view+json"
@@ -117,7 +117,11 @@ def test_distributed(tmp_path):
     assert any("weights_behind" in table and "env_steps_per_s" in table for table in tables)  # run.workers
     assert any("capacity" in table and "fill" in table for table in tables)  # run.shards
     assert "ActorDiedError" in json.dumps(notebook.cells)  # the killed IMPALA sampler, restarted
-    assert len(list((tmp_path / "runs").glob("*/checkpoints/final"))) == 2
+    assert any("bottleneck" in table and "Fragment" in table for table in tables)  # run.dataflow()
+    assert any("sampler 0" in svg and "learner" in svg for svg in mime_outputs(notebook, "image/svg+xml"))
+    assert any("two_fragment_impala" in table for table in tables)  # the user's plan, registered
+    assert "state='finished'" in json.dumps(notebook.cells)  # and run to the end
+    assert len(list((tmp_path / "runs").glob("*/checkpoints/final"))) == 3
 
 
 def test_cluster(tmp_path, ray_head, monkeypatch):
