@@ -12,6 +12,7 @@ import pytest
 import ray
 
 from rlworkbench.errors import ConfigError
+from rlworkbench.execution.dataflow import EDGE_COLUMNS, read_dataflow
 from rlworkbench.testing.faulty_env import EnvCrashed, FaultyEnv
 from rlworkbench.workbench import promote
 from tests.visualize.tb_helpers import read_events
@@ -54,6 +55,12 @@ def test_apex_run_trains_and_lays_out_its_run_directory(ray_session, tmp_path):
     agent = run.load_agent()
     assert agent.type_name == "dqn" and agent.updates == len(updates) and agent.timesteps == run.timesteps
     assert "target='ray'" in repr(run)
+    written = read_dataflow(run.logdir)  # the plan's dataflow, for the runs panel: every actor, what flowed
+    assert written.plan == "apex" and {"sampler 0", "sampler 1", "shard 0", "shard 1", "learner"} == {
+        node.id for node in written.nodes}
+    edges = run.dataflow()
+    assert edges.columns.tolist() == list(EDGE_COLUMNS) and edges["bottleneck"].sum() == 1
+    assert set(run.dataflow(nodes=True)["node"]) == {node.id for node in written.nodes}
     run.widget()
     run.view.refresh()  # the live view shows both tables
     assert "weights_behind" in run.view.tables.value and "capacity" in run.view.tables.value
@@ -117,6 +124,9 @@ def test_types_without_a_distributed_algorithm_and_bad_settings_are_config_error
     with pytest.raises(ConfigError) as error:
         promote(config, to="ray", logdir=tmp_path)
     assert error.value.key_path == "execution/ray/envs_per_worker"
+    with pytest.raises(ConfigError) as error:  # a plan for another agent type, named in the call
+        promote("dqn_cartpole", to="ray", plan="appo", logdir=tmp_path)
+    assert error.value.key_path == "execution/ray/plan" and "impala agents" in str(error.value)
 
 
 @pytest.mark.timeout(600)
