@@ -34,7 +34,8 @@ class _Node:
 
 @dataclass
 class _Mark:
-    """The counts at one moment: rates are taken from the older of two marks, between one and two windows ago."""
+    """The counts at one moment: rates are taken from the newest of two marks at least a window old (between one
+    and two windows of history; less only in a run's first window)."""
 
     time: float
     edges: dict[tuple[str, str], tuple[int, int]]
@@ -89,7 +90,8 @@ class FlowMeter:
         """The plan's dataflow now: rates over the recent window, busy shares over the whole run."""
         with self._lock:
             now = self.clock()
-            mark = self._marks[0]
+            older, newer = self._marks
+            mark = newer if now - newer.time >= WINDOW else older  # the newest at least a window old
             window, elapsed = max(now - mark.time, 1e-9), max(now - self.started, 1e-9)
             nodes = tuple(FlowNode(
                 node_id, node.kind, restarts=self.restarts.get(node_id, 0),
