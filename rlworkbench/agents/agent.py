@@ -17,7 +17,7 @@ preprocessed inputs are the ``preprocess`` method's own output space (:data:`PRE
 from __future__ import annotations
 
 import abc
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -175,7 +175,7 @@ class Agent(abc.ABC):
         """The root component, assembled from library components as the config says."""
 
     @abc.abstractmethod
-    def root_input_spaces(self) -> dict[str, Any]:
+    def root_input_spaces(self) -> dict[str, Space | OutputSpaceOf]:
         """Spaces of the root's API parameters; :data:`PREPROCESSED` for preprocessed states."""
 
     def acting_api_methods(self) -> list[str]:
@@ -195,7 +195,7 @@ class Agent(abc.ABC):
         """Actions for a batch of states preprocessed already."""
 
     @abc.abstractmethod
-    def _observe(self, env_ids: list[Any], starts: np.ndarray, preprocessed_states: Arrays, actions: Arrays,
+    def _observe(self, env_ids: list[Hashable], starts: np.ndarray, preprocessed_states: Arrays, actions: Arrays,
                  rewards: np.ndarray, terminals: np.ndarray, next_states: Arrays) -> Any:
         """Takes a batch of transitions (``starts`` marks rows that begin a new trajectory): states preprocessed,
         next states raw. Returns the preprocessed next states where it made them (else None)."""
@@ -205,7 +205,7 @@ class Agent(abc.ABC):
         """Whether the agent's schedule asks for an :meth:`update` now."""
 
     @abc.abstractmethod
-    def update(self, batch: Mapping[str, Any] | None = None) -> dict[str, float]:
+    def update(self, batch: Mapping[str, Arrays] | None = None) -> dict[str, float]:
         """One update from the agent's memory (or from ``batch``); returns metrics by name."""
 
     def extra_state(self) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 import numpy as np
@@ -21,8 +21,9 @@ from rlworkbench.components.losses.dqn_loss import DQNLoss
 from rlworkbench.components.policies.dueling_policy import DuelingPolicy
 from rlworkbench.components.policies.policy import Policy
 from rlworkbench.components.registry import from_spec
+from rlworkbench.core.builder import OutputSpaceOf
 from rlworkbench.errors import RLWorkbenchError, SpaceError
-from rlworkbench.spaces import BoolBox, FloatBox, IntBox
+from rlworkbench.spaces import BoolBox, FloatBox, IntBox, Space
 
 BATCH_KEYS = ("states", "actions", "rewards", "terminals", "next_states")
 
@@ -81,7 +82,7 @@ class DQNAgent(Agent):
     def update_batch_rows(self) -> int:
         return self.config["update"]["batch_size"]
 
-    def root_input_spaces(self) -> dict[str, Any]:
+    def root_input_spaces(self) -> dict[str, Space | OutputSpaceOf]:
         states, batch = self.state_space.with_batch_rank(), {"add_batch_rank": True}
         return {"states": states, "next_states": states, "preprocessed_states": PREPROCESSED,
                 "next_preprocessed_states": PREPROCESSED, "actions": self.action_space.with_batch_rank(),
@@ -112,7 +113,7 @@ class DQNAgent(Agent):
         self._require_built("get_q_values")
         return self.api.get_q_values(self.preprocess(states) if preprocess else states)
 
-    def _observe(self, env_ids: list[Any], starts: np.ndarray, preprocessed_states: Arrays, actions: Arrays,
+    def _observe(self, env_ids: list[Hashable], starts: np.ndarray, preprocessed_states: Arrays, actions: Arrays,
                  rewards: np.ndarray, terminals: np.ndarray, next_states: Arrays) -> Any:
         actions = np.asarray(actions)
         if self.n_step is None:
@@ -149,7 +150,7 @@ class DQNAgent(Agent):
             self._memory_filled = bool(self.api.get_memory_size() > 0)
         return self._memory_filled
 
-    def update(self, batch: Mapping[str, Any] | None = None) -> dict[str, float]:
+    def update(self, batch: Mapping[str, Arrays] | None = None) -> dict[str, float]:
         """One gradient step on a batch from the memory, or on ``batch`` (keys ``states``, ``actions``,
         ``rewards``, ``terminals``, ``next_states`` — states preprocessed, as the memory holds them — and
         optionally ``importance_weights``). Syncs the target network when due. Returns ``loss``, ``grad_norm``

@@ -8,7 +8,7 @@ environment with ``observe`` and learns from them on-policy (v-trace's importanc
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 import numpy as np
@@ -30,7 +30,7 @@ from rlworkbench.agents.transitions import check_batch_keys
 from rlworkbench.components.losses.vtrace_loss import VTraceLoss
 from rlworkbench.core.builder import OutputSpaceOf
 from rlworkbench.errors import SpaceError
-from rlworkbench.spaces import FloatBox
+from rlworkbench.spaces import FloatBox, Space
 
 SEQUENCE_KEYS = ("states", "actions", "rewards", "terminals", "next_states")
 
@@ -64,7 +64,7 @@ class ImpalaAgent(PolicyActing, Agent):
         self.pending: dict[Any, list[tuple[Any, ...]]] = {}  # env id -> its transitions not learnt from yet
         return ImpalaGraph(policy, loss, optimizer, value_network=value_network, preprocessor=self.preprocessor)
 
-    def root_input_spaces(self) -> dict[str, Any]:
+    def root_input_spaces(self) -> dict[str, Space | OutputSpaceOf]:
         batch, sequences = {"add_batch_rank": True}, {"add_batch_rank": True, "add_time_rank": True}
         return {"states": self.state_space.with_batch_rank(), "preprocessed_states": PREPROCESSED,
                 "actions": self.action_space.with_batch_rank(),
@@ -74,7 +74,7 @@ class ImpalaAgent(PolicyActing, Agent):
                 "bootstrap_values": FloatBox(**batch)}
 
     # ----- observing ----------------------------------------------------------------------------------------
-    def _observe(self, env_ids: list[Any], starts: np.ndarray, preprocessed_states: Arrays, actions: Arrays,
+    def _observe(self, env_ids: list[Hashable], starts: np.ndarray, preprocessed_states: Arrays, actions: Arrays,
                  rewards: np.ndarray, terminals: np.ndarray, next_states: Arrays) -> None:
         states = self.preprocessed_space.flatten(preprocessed_states)
         flat_actions, flat_next = self.action_space.flatten(actions), self.state_space.flatten(next_states)
@@ -92,7 +92,7 @@ class ImpalaAgent(PolicyActing, Agent):
         self.pending.clear()
 
     # ----- learning -----------------------------------------------------------------------------------------
-    def update(self, batch: Mapping[str, Any] | None = None) -> dict[str, float]:
+    def update(self, batch: Mapping[str, Arrays] | None = None) -> dict[str, float]:
         """One gradient step on ``update/rollout_length`` observed steps of every environment, or on ``batch``:
         sequences shaped ``(num_envs, length, ...)`` with keys ``states``, ``actions``, ``rewards``, ``terminals``,
         ``next_states`` (raw states, as ``observe`` takes them) and ``behaviour_log_probs`` (of the actions under

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Hashable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -24,8 +24,9 @@ from rlworkbench.agents.registry import register_agent
 from rlworkbench.agents.transitions import check_batch_keys
 from rlworkbench.components.helpers.gae import GAE
 from rlworkbench.components.losses.ppo_loss import PPOLoss
+from rlworkbench.core.builder import OutputSpaceOf
 from rlworkbench.errors import SpaceError
-from rlworkbench.spaces import BoolBox, FloatBox
+from rlworkbench.spaces import BoolBox, FloatBox, Space
 
 BATCH_KEYS = ("states", "actions", "rewards", "terminals", "next_states")
 LOSS_PARTS = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")
@@ -80,7 +81,7 @@ class PPOAgent(PolicyActing, Agent):
         return PPOGraph(policy, gae, loss, optimizer, value_network=value_network, preprocessor=self.preprocessor,
                         normalize_advantages=loss_config["normalize_advantages"])
 
-    def root_input_spaces(self) -> dict[str, Any]:
+    def root_input_spaces(self) -> dict[str, Space | OutputSpaceOf]:
         batch = {"add_batch_rank": True}
         sequences = {"add_batch_rank": True, "add_time_rank": True}
         return {"states": self.state_space.with_batch_rank(), "preprocessed_states": PREPROCESSED,
@@ -96,7 +97,7 @@ class PPOAgent(PolicyActing, Agent):
         self._require_built("get_state_values")
         return self.api.get_state_values(self.preprocess(states) if preprocess else states)
 
-    def _observe(self, env_ids: list[Any], starts: np.ndarray, preprocessed_states: Arrays, actions: Arrays,
+    def _observe(self, env_ids: list[Hashable], starts: np.ndarray, preprocessed_states: Arrays, actions: Arrays,
                  rewards: np.ndarray, terminals: np.ndarray, next_states: Arrays) -> None:
         """Keeps the preprocessed states (for the update) and the raw next states (only the few a return
         bootstraps from get preprocessed, at update time)."""
@@ -109,7 +110,7 @@ class PPOAgent(PolicyActing, Agent):
         due = self.config["update"]["rollout_length"] * max(len(self.env_ids_seen), 1)
         return self.buffer.size >= due
 
-    def update(self, batch: Mapping[str, Any] | None = None) -> dict[str, float]:
+    def update(self, batch: Mapping[str, Arrays] | None = None) -> dict[str, float]:
         """Learns from the collected rollout (then empties the buffer), or from ``batch``: a rollout given from
         outside as batch-major sequences, one row per environment — keys ``states``, ``actions``, ``rewards``,
         ``terminals``, ``next_states``, each shaped ``(num_envs, length, ...)``, raw states as ``observe`` takes

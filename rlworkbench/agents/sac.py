@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 import numpy as np
@@ -21,8 +21,9 @@ from rlworkbench.agents.transitions import check_batch_keys
 from rlworkbench.components.losses.sac_loss import SACLoss
 from rlworkbench.components.policies.policy import Policy
 from rlworkbench.components.registry import from_spec
+from rlworkbench.core.builder import OutputSpaceOf
 from rlworkbench.errors import SpaceError
-from rlworkbench.spaces import BoolBox, FloatBox, IntBox
+from rlworkbench.spaces import BoolBox, FloatBox, IntBox, Space
 
 BATCH_KEYS = ("states", "actions", "rewards", "terminals", "next_states")
 METRICS = ("critic_loss", "actor_loss", "alpha_loss", "critic_grad_norm", "actor_grad_norm", "alpha")
@@ -98,7 +99,7 @@ class SACAgent(PolicyActing, Agent):
     def update_batch_rows(self) -> int:
         return self.config["update"]["batch_size"]
 
-    def root_input_spaces(self) -> dict[str, Any]:
+    def root_input_spaces(self) -> dict[str, Space | OutputSpaceOf]:
         states, batch = self.state_space.with_batch_rank(), {"add_batch_rank": True}
         return {"states": states, "next_states": states, "preprocessed_states": PREPROCESSED,
                 "next_preprocessed_states": PREPROCESSED, "actions": self.action_space.with_batch_rank(),
@@ -119,7 +120,7 @@ class SACAgent(PolicyActing, Agent):
         self._require_built("alpha")
         return float(self.api.get_alpha())
 
-    def _observe(self, env_ids: list[Any], starts: np.ndarray, preprocessed_states: Arrays, actions: Arrays,
+    def _observe(self, env_ids: list[Hashable], starts: np.ndarray, preprocessed_states: Arrays, actions: Arrays,
                  rewards: np.ndarray, terminals: np.ndarray, next_states: Arrays) -> Any:
         return self.api.insert_records(preprocessed_states, np.asarray(actions), rewards, terminals,
                                        next_states=next_states)
@@ -132,7 +133,7 @@ class SACAgent(PolicyActing, Agent):
         rounds = (self.timesteps - schedule["learning_starts"]) // schedule["update_interval"] + 1
         return self.updates < rounds * schedule["gradient_steps"]
 
-    def update(self, batch: Mapping[str, Any] | None = None) -> dict[str, float]:
+    def update(self, batch: Mapping[str, Arrays] | None = None) -> dict[str, float]:
         """One update of critics, actor and temperature on a batch from the memory, or on ``batch`` (keys
         ``states``, ``actions``, ``rewards``, ``terminals``, ``next_states``; states preprocessed, as the memory
         holds them); syncs the target critics when due. Returns ``critic_loss``, ``actor_loss``, ``alpha_loss``,

@@ -21,7 +21,7 @@ class ContainerSpace(Space):
     def children(self) -> list[tuple[Any, Space]]:
         raise NotImplementedError
 
-    def _rebuild(self, children: list[tuple[Any, Space]]) -> ContainerSpace:
+    def _rebuild(self, children: list[tuple[object, Space]]) -> ContainerSpace:
         raise NotImplementedError
 
     def _apply_ranks(self) -> None:
@@ -30,7 +30,7 @@ class ContainerSpace(Space):
         elif self.children():  # a container built from ranked children takes their ranks
             self.has_batch_rank, self.has_time_rank, self.time_major = self.children()[0][1]._rank_key()
 
-    def _set_children(self, children: list[tuple[Any, Space]]) -> None:
+    def _set_children(self, children: list[tuple[object, Space]]) -> None:
         raise NotImplementedError
 
     def _with_ranks(self, batch: bool, time: bool, time_major: bool) -> ContainerSpace:
@@ -38,33 +38,33 @@ class ContainerSpace(Space):
         new.has_batch_rank, new.has_time_rank, new.time_major = batch, time, time_major
         return new
 
-    def _structure(self, fn: Callable[[Space], Any]) -> Any:
+    def _structure(self, fn: Callable[[Space], object]) -> object:
         raise NotImplementedError
 
     @property
-    def shape(self) -> Any:
+    def shape(self) -> object:
         return self._structure(lambda s: s.shape)
 
-    def get_shape(self, with_batch_rank: RankFlag = False, with_time_rank: RankFlag = False) -> Any:
+    def get_shape(self, with_batch_rank: RankFlag = False, with_time_rank: RankFlag = False) -> object:
         return self._structure(lambda s: s.get_shape(with_batch_rank, with_time_rank))
 
     @property
-    def dtype(self) -> Any:
+    def dtype(self) -> object:
         return self._structure(lambda s: s.dtype)
 
     @property
-    def rank(self) -> Any:
+    def rank(self) -> object:
         return self._structure(lambda s: s.rank)
 
     @property
     def flat_dim(self) -> int:
         return sum(s.flat_dim for _, s in self.children())
 
-    def sample(self, size: Size = None, seed: Any = None) -> Any:
+    def sample(self, size: Size = None, seed: Any = None) -> object:
         rng = as_generator(seed)
         return self._structure(lambda s: s.sample(size, rng))
 
-    def zeros(self, size: Size = None) -> Any:
+    def zeros(self, size: Size = None) -> object:
         return self._structure(lambda s: s.zeros(size))
 
     def flatten(self, value: object = None) -> dict[str, object]:
@@ -84,17 +84,17 @@ class ContainerSpace(Space):
             else:
                 yield path, child
 
-    def unflatten(self, flat: Mapping[str, object]) -> Any:
+    def unflatten(self, flat: Mapping[str, object]) -> object:
         return self._unflatten_at(flat, "")
 
-    def _unflatten_at(self, flat: Mapping[str, object], prefix: str) -> Any:
-        def rebuild(key: Any, child: Space) -> Any:
+    def _unflatten_at(self, flat: Mapping[str, object], prefix: str) -> object:
+        def rebuild(key: object, child: Space) -> object:
             path = nest.join(prefix, key)
             return child._unflatten_at(flat, path) if isinstance(child, ContainerSpace) else flat[path]
 
         return self._pack([(k, rebuild(k, s)) for k, s in self.children()])
 
-    def _pack(self, pairs: list[tuple[Any, Any]]) -> Any:
+    def _pack(self, pairs: list[tuple[object, object]]) -> object:
         raise NotImplementedError
 
     def map(self, fn: Callable[[Space], Space]) -> Space:
@@ -111,7 +111,7 @@ class ContainerSpace(Space):
         """Raises :class:`SpaceError` if ``value`` is not this container's kind of value."""
         raise NotImplementedError
 
-    def _child_value(self, value: object, key: Any, key_path: str) -> Any:
+    def _child_value(self, value: object, key: object, key_path: str) -> object:
         raise NotImplementedError
 
     def _key(self) -> tuple:
@@ -134,7 +134,7 @@ class Dict(ContainerSpace):
         self._spaces: dict[str, Space] = merged
         self._apply_ranks()
 
-    def children(self) -> list[tuple[Any, Space]]:
+    def children(self) -> list[tuple[object, Space]]:
         return list(self._spaces.items())
 
     def _set_children(self, children: list[tuple[Any, Space]]) -> None:
@@ -143,13 +143,13 @@ class Dict(ContainerSpace):
     def _rebuild(self, children: list[tuple[Any, Space]]) -> Dict:
         return Dict(dict(children))
 
-    def _structure(self, fn: Callable[[Space], Any]) -> dict[str, object]:
+    def _structure(self, fn: Callable[[Space], object]) -> dict[str, object]:
         return {k: fn(s) for k, s in self._spaces.items()}
 
     def _pack(self, pairs: list[tuple[Any, Any]]) -> dict[str, object]:
         return dict(pairs)
 
-    def _child_value(self, value: object, key: Any, key_path: str) -> Any:
+    def _child_value(self, value: object, key: object, key_path: str) -> object:
         _check_mapping(value, key_path)
         if key not in value:
             raise SpaceError("Dict value misses a key", key_path=nest.join(key_path, key),
@@ -204,19 +204,19 @@ class Tuple(ContainerSpace):
         self._spaces: tuple[Space, ...] = tuple(spaces)  # type: ignore[arg-type]
         self._apply_ranks()
 
-    def children(self) -> list[tuple[Any, Space]]:
+    def children(self) -> list[tuple[object, Space]]:
         return list(enumerate(self._spaces))
 
-    def _set_children(self, children: list[tuple[Any, Space]]) -> None:
+    def _set_children(self, children: list[tuple[object, Space]]) -> None:
         self._spaces = tuple(s for _, s in children)
 
-    def _rebuild(self, children: list[tuple[Any, Space]]) -> Tuple:
+    def _rebuild(self, children: list[tuple[object, Space]]) -> Tuple:
         return Tuple(*(s for _, s in children))
 
-    def _structure(self, fn: Callable[[Space], Any]) -> tuple:
+    def _structure(self, fn: Callable[[Space], object]) -> tuple:
         return tuple(fn(s) for s in self._spaces)
 
-    def _pack(self, pairs: list[tuple[Any, Any]]) -> tuple:
+    def _pack(self, pairs: list[tuple[object, object]]) -> tuple:
         return tuple(v for _, v in pairs)
 
     def _check_structure(self, value: object, key_path: str) -> None:
@@ -226,7 +226,7 @@ class Tuple(ContainerSpace):
             raise SpaceError("Tuple value has the wrong structure", key_path=key_path or None,
                              expected=f"tuple of length {len(self._spaces)}", got=got)
 
-    def _child_value(self, value: object, key: Any, key_path: str) -> Any:
+    def _child_value(self, value: object, key: object, key_path: str) -> object:
         self._check_structure(value, key_path)
         return value[key]
 

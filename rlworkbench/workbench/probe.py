@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping
-from typing import Any
 
 import pandas as pd
 
@@ -41,7 +40,7 @@ class Probe:
     probing never changes the component (a memory's records, an optimizer's step); ``in_place=True`` calls the
     component itself on the backend it was built on."""
 
-    def __init__(self, target: Any, api: str | None = None, *, path: str | None = None,
+    def __init__(self, target: object, api: str | None = None, *, path: str | None = None,
                  input_spaces: Mapping[str, Space] | None = None, backend: str | None = None, seed: int = 0,
                  batch_size: int = 4, time_size: int = 3, executor: Executor | None = None, in_place: bool = False):
         self.target = Target(target, executor=executor, path=path)
@@ -51,13 +50,13 @@ class Probe:
                               got=repr(self.target.agent))
         self.runner = ProbeRunner(self.target, input_spaces, in_place=in_place)
         self.table: pd.DataFrame | None = None
-        self.outputs: Any = None
+        self.outputs: object = None
         self.inputs: dict[str, object] | None = None
         self.error: BaseException | None = None
         self.status = self.output_html = self.error_html = ""
         self.runs = 0
         self._timed: set[tuple[str, str, str | None]] = set()  # (api, backend, home backend) already timed once
-        self._code_value: Any = None
+        self._code_value: object = None
         self._syncing = False
         apis = self.runner.api_methods()
         if not apis:
@@ -94,7 +93,7 @@ class Probe:
         """The output spaces of ``api`` by key path: the rows a run's table has."""
         return self.runner.output_spaces(api or self.api, self.backend_menu.value)
 
-    def run(self, api: str | None = None, inputs: Any = _UNSET, backend: str | None = None,
+    def run(self, api: str | None = None, inputs: object = _UNSET, backend: str | None = None,
             batch_size: int | None = None, time_size: int | None = None, seed: int | None = None) -> pd.DataFrame:
         """Runs the API method (arguments override the widget's settings, and are shown in it); returns the table
         of its inputs and outputs (see :func:`~rlworkbench.workbench.probe_runner.probe_table`). Raises what the
@@ -161,7 +160,7 @@ class Probe:
         self.status = text
         self.status_pane.value = status_html(text, error)
 
-    def _given(self) -> Any:
+    def _given(self) -> object:
         if self._code_value is not None:
             return self._code_value
         text = self.value_box.value
@@ -222,7 +221,7 @@ class Probe:
             if self.error is not error:
                 self._show_error(error)
 
-    def _repr_mimebundle_(self, **kwargs: object) -> Any:
+    def _repr_mimebundle_(self, **kwargs: object) -> object:
         return self.widget._repr_mimebundle_(**kwargs)
 
     def __repr__(self) -> str:

@@ -13,7 +13,6 @@ import ast
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -29,7 +28,7 @@ class Argument:
 
     name: str
     space: Space | None = None
-    constant: Any = _NO_CONSTANT
+    constant: object = _NO_CONSTANT
 
     @property
     def is_constant(self) -> bool:
@@ -45,7 +44,7 @@ def sample_size(space: Space, batch_size: int, time_size: int) -> int | tuple[in
     return time_size if space.has_time_rank else None
 
 
-def parse_value(text: str) -> Any:
+def parse_value(text: str) -> object:
     """A user value from text: JSON first, else a Python literal (tuples, ``True``)."""
     try:
         return json.loads(text)
@@ -58,7 +57,7 @@ def parse_value(text: str) -> Any:
 
 
 def make_inputs(arguments: list[Argument], batch_size: int, time_size: int, seed: int | None,
-                given: Any = None, where: Mapping[str, str] | None = None) -> tuple[dict[str, Any], set[str]]:
+                given: object = None, where: Mapping[str, str] | None = None) -> tuple[dict[str, object], set[str]]:
     """Values for every argument: constants as built, ``given`` ones made to fit and checked, the rest sampled
     (with one generator seeded by ``seed``, drawn for every sampled argument whether given or not, so giving
     one argument does not change the samples of the others). Returns the values and the names of the given ones."""
@@ -95,7 +94,7 @@ def split_value(value: object, names: list[str], where: Mapping[str, str]) -> di
                      got=got, **where)
 
 
-def fit(value: object, space: Space, where: Mapping[str, str]) -> Any:
+def fit(value: object, space: Space, where: Mapping[str, str]) -> object:
     """``value`` converted to fit ``space`` where nothing is lost, then checked (SpaceError on a misfit)."""
     converted = _convert(value, space)
     try:
@@ -105,7 +104,7 @@ def fit(value: object, space: Space, where: Mapping[str, str]) -> Any:
     return converted
 
 
-def _convert(value: object, space: Space) -> Any:
+def _convert(value: object, space: Space) -> object:
     if isinstance(space, ContainerSpace):
         if isinstance(space, Dict):
             if not isinstance(value, Mapping):

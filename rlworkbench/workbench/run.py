@@ -206,7 +206,7 @@ class Run:
             raise error
         return self
 
-    def load_agent(self, checkpoint: str | Path | None = None) -> Any:
+    def load_agent(self, checkpoint: str | Path | None = None) -> object:
         """An :class:`~rlworkbench.agents.Agent` loaded from ``checkpoint`` (default: the newest), with the
         spaces of the run's env."""
         from rlworkbench.agents import Agent
@@ -230,7 +230,7 @@ class Run:
         return Agent.from_checkpoint(path, state_space=spaces[0], action_space=spaces[1], backend=self.spec.backend)
 
     # ----- views -----------------------------------------------------------------------------------------------
-    def widget(self, interval: float = 1.0) -> Any:
+    def widget(self, interval: float = 1.0) -> object:
         """The live ipywidgets view (progress, status, plot), made once and refreshed every ``interval`` s."""
         from rlworkbench.workbench.live_plot import LiveView
 
@@ -245,7 +245,7 @@ class Run:
         """The :class:`LiveView` behind :meth:`widget` (``None`` before it was asked for)."""
         return self._view
 
-    def tensorboard(self, port: int | None = None, height: int = 800) -> Any:
+    def tensorboard(self, port: int | None = None, height: int = 800) -> object:
         """TensorBoard on this run's directory, embedded (an ``IPython.display.IFrame``). Starts the server on a
         free (or the given) port at the first call and reuses it; :meth:`close` stops it."""
         from IPython.display import IFrame
@@ -298,7 +298,7 @@ class Run:
             parts.append(f"error={type(self.error).__name__}: {self.error}")
         return f"Run({', '.join(parts)})"
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, object]:
+    def _repr_mimebundle_(self, include: object = None, exclude: Any = None) -> dict[str, object]:
         """In a Jupyter kernel: the live widget; elsewhere: the repr."""
         return widget_bundle(self)
 

@@ -15,7 +15,9 @@ from typing import Any
 
 import numpy as np
 
-Batch = Mapping[str, Any]
+from rlworkbench.nest import Nested
+
+Batch = Mapping[str, Nested[np.ndarray]]
 """Named arrays (nested for Dict/Tuple spaces) with a leading batch or ``(env, time)`` layout."""
 
 
@@ -66,7 +68,7 @@ class Fragment:
     """A :class:`SampleReport` with its ``batch``: every key as ``(num_envs, steps, ...)`` sequences."""
 
     report: SampleReport
-    batch: dict[str, object]
+    batch: dict[str, Nested[np.ndarray]]
 
     @property
     def bytes(self) -> int:
@@ -78,7 +80,7 @@ class Transitions:
     """Prioritised transitions for a replay shard: ``records`` (states, actions, rewards, terminals, next_states,
     batch-major) and one ``priorities`` entry (> 0) per record."""
 
-    records: dict[str, object]
+    records: dict[str, Nested[np.ndarray]]
     priorities: np.ndarray
 
     def __len__(self) -> int:
@@ -96,7 +98,7 @@ class ReplayBatch:
 
     shard: int
     actor: Any
-    records: dict[str, object]
+    records: dict[str, Nested[np.ndarray]]
     indices: np.ndarray
     weights: np.ndarray
 

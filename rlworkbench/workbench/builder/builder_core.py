@@ -44,7 +44,7 @@ from rlworkbench.workbench.explorer_core import ExplorerCore
 from rlworkbench.workbench.explorer_render import error_paths, error_text
 from rlworkbench.workbench.run_spec import DEFAULT_ENV
 
-NO_ENV: Any = object()  #: ``env`` not given: an agent brings its own spaces, a config gets :data:`DEFAULT_ENV`
+NO_ENV: object = object()  #: ``env`` not given: an agent brings its own spaces, a config gets :data:`DEFAULT_ENV`
 
 
 class BuilderCore(SweepActions):
@@ -56,7 +56,7 @@ class BuilderCore(SweepActions):
     code-composed component's, for rebuilds.
     """
 
-    def __init__(self, prototype: Any, *, env: Any = NO_ENV, backend: str | None = None, seed: int = 0,
+    def __init__(self, prototype: object, *, env: object = NO_ENV, backend: str | None = None, seed: int = 0,
                  input_spaces: Mapping[str, object] | None = None):
         self.env = env if env is not NO_ENV else (None if isinstance(prototype, Agent) else DEFAULT_ENV)
         self.source: BuilderSource = resolve_source(prototype, self.env)  # (an agent brings its own spaces)
@@ -72,8 +72,8 @@ class BuilderCore(SweepActions):
         self.status, self.status_is_error = "", False
         self.redraw_seconds: float | None = None  #: the latest change → redraw time (validate, build, draw)
         self.builds = 0
-        self.run: Any = None  #: the latest Run promoted from the builder
-        self.experiment: Any = None  #: the latest Experiment launched from the sweep draft
+        self.run: object = None  #: the latest Run promoted from the builder
+        self.experiment: object = None  #: the latest Experiment launched from the sweep draft
         self.sweep_draft: SweepDraft | None = None  #: the sweep's fields, settings and space (with a config)
         self._snapshot: GraphSnapshot | None = None
         self._kept = {k: v for k, v in (self.source.config or {}).items() if k in FORM_LEFT_OUT}
@@ -110,7 +110,7 @@ class BuilderCore(SweepActions):
         return self.source.config is not None
 
     @property
-    def graph(self) -> Any:
+    def graph(self) -> object:
         """The component graph shown: the latest build's (a failed build's partial graph)."""
         return self.explorer.target.graph
 
@@ -185,7 +185,7 @@ class BuilderCore(SweepActions):
             self.view.after_build()
         return built
 
-    def rebuild(self) -> Any:
+    def rebuild(self) -> object:
         """Builds the shown tree again with the explorer's device map (weights kept) and marks what changed;
         raises what the build raised."""
         with self.view.working(f"building on {self.backend}"), paused(self.backend):
@@ -212,7 +212,7 @@ class BuilderCore(SweepActions):
         """Puts :meth:`export_code` into a new notebook cell below the current one (from a cell you run)."""
         return next_cell(self.export_code())
 
-    def promote(self, to: str = "local", **settings: object) -> Any:
+    def promote(self, to: str = "local", **settings: object) -> object:
         """Trains the current config with :func:`promote` (``to``: ``"local"``, ``"multi_gpu"``, ``"ray"``; the
         builder's env and backend unless given; locally, on the devices picked in the explorer)."""
         from rlworkbench.workbench.promote import promote
@@ -286,7 +286,7 @@ class BuilderCore(SweepActions):
         self._say(f"built on {self.backend} in {self.redraw_seconds:.2f} s · {summary}")
         self.view.after_build()  # (after the status line: the frontend shows it before the tabs' updates)
 
-    def _show(self, target: Any, **marks: object) -> None:
+    def _show(self, target: object, **marks: object) -> None:
         """The explorer shows ``target`` (with ``changes`` / ``highlight``); the builder listens to its tree."""
         self.explorer.look_at(target, **marks)
         self._unsubscribe()
@@ -306,7 +306,7 @@ class BuilderCore(SweepActions):
         self._say(f"config error — {error_text(error)} (the graph shows the last good config)", error=True)
         return False
 
-    def _build_failed(self, error: BaseException, started: float, tree: Any) -> bool:
+    def _build_failed(self, error: BaseException, started: float, tree: object) -> bool:
         """Shows the tree that failed — its partial graph, the stuck component in red and in view; the last good
         agent stays :attr:`agent`."""
         self.error = error
@@ -322,7 +322,7 @@ class BuilderCore(SweepActions):
         return False
 
     # ----- tree events ----------------------------------------------------------------------------------------
-    def _on_tree_event(self, event: str, _: Any) -> None:
+    def _on_tree_event(self, event: str, _: object) -> None:
         """A build of the shown tree from elsewhere (``build(...)`` from code after replacing a component):
         marked too. The explorer's own rebuilds report through :meth:`_after_explorer_rebuild`."""
         if event != "built" or self.explorer.rebuilding:
@@ -346,7 +346,7 @@ class BuilderCore(SweepActions):
         self.status, self.status_is_error = text, error
         self.view.said(text, error)
 
-    def _require_form(self, what: str) -> Any:
+    def _require_form(self, what: str) -> object:
         if not self.has_config:
             raise ConfigError(f"{what} edits a config: this builder shows a code-composed component",
                               argument="prototype", expected="a config or an agent with one",
@@ -364,7 +364,7 @@ class BuilderCore(SweepActions):
         return f"{type(self).__name__}({self.source.name!r}, {state}, backend={self.backend!r}, builds={self.builds})"
 
 
-def _assign(config: Any, parts: list[str], value: object, path: str) -> None:
+def _assign(config: object, parts: list[str], value: object, path: str) -> None:
     """Sets ``value`` at ``parts`` inside ``config`` (list indices as digits; the list's length appends)."""
     if not parts:
         raise ConfigError("set needs a path inside the config", argument="path", expected="e.g. 'policy/dueling'",

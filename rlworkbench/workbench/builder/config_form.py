@@ -33,7 +33,7 @@ class ConfigForm:
         self.schema = form_schema(schema)
         self._form = LazyChoiceForm(self.schema)
         self._errors: list[Callable[[], None]] = []  # how to take each error mark off again
-        self._handlers: list[Callable[[Any], None]] = []
+        self._handlers: list[Callable[[object], None]] = []
         self._hooked: set[int] = set()  # move buttons whose clicks reach the handlers
         self.widget = self._form.widget
         self.data = config
@@ -65,13 +65,13 @@ class ConfigForm:
                               got=error.instance) from None
         self._hook_moves()
 
-    def observe(self, handler: Callable[[Any], None]) -> None:
+    def observe(self, handler: Callable[[object], None]) -> None:
         """Calls ``handler(change)`` on every change of a value in the form (entries added, removed or moved too)."""
         if not self._handlers:
             self._form.observe(self._changed, names="value", type="change")
         self._handlers.append(handler)
 
-    def _changed(self, change: Any) -> None:
+    def _changed(self, change: object) -> None:
         self._hook_moves()  # entries added since: their move buttons too
         for handler in self._handlers:
             handler(change)

@@ -55,7 +55,7 @@ def form_schema(schema: Mapping[str, object]) -> dict[str, Any]:
     return _convert({**schema, "properties": properties}, None)
 
 
-def _convert(node: Mapping[str, object], title: str | None) -> dict[str, Any]:
+def _convert(node: Mapping[str, object], title: str | None) -> dict[str, object]:
     if COMPONENT_KEYWORD in node:
         return _component_choice(node, title)
     if "const" in node:
@@ -93,13 +93,13 @@ def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
-def _enum(values: list[Any]) -> dict[str, Any]:
+def _enum(values: list[object]) -> dict[str, object]:
     """A dropdown (the library reads a field's ``type`` even for one)."""
     kinds = {_json_type(value) for value in values}
     return {"type": kinds.pop(), "enum": values} if len(kinds) == 1 else {"enum": values}
 
 
-def _choice(options: list[dict[str, Any]], title: str | None) -> dict[str, Any]:
+def _choice(options: list[dict[str, Any]], title: str | None) -> dict[str, object]:
     flat: list[dict[str, Any]] = []
     for option in options:  # a choice inside a choice is one menu
         flat.extend(option["anyOf"] if "anyOf" in option else [option])
@@ -125,7 +125,7 @@ def _titled(schema: dict[str, Any], title: str | None) -> dict[str, Any]:
     return schema
 
 
-def _json_text(title: str | None, default: str = "") -> dict[str, Any]:
+def _json_text(title: str | None, default: str = "") -> dict[str, object]:
     return {"type": "string", "title": f"{title} (JSON)" if title else "JSON", "default": default, JSON_TEXT: True}
 
 
@@ -134,7 +134,7 @@ def _json_type(value: object) -> str:
 
 
 # ----- component specs ------------------------------------------------------------------------------------------
-def _component_choice(node: Mapping[str, object], title: str | None) -> dict[str, Any]:
+def _component_choice(node: Mapping[str, object], title: str | None) -> dict[str, object]:
     options = node[COMPONENT_KEYWORD]
     names = list(options.get("types") or known_types_of(options["kind"]))
     names.sort(key=lambda name: name not in _FIRST_OF_KIND)
@@ -149,10 +149,10 @@ def _component_choice(node: Mapping[str, object], title: str | None) -> dict[str
 
 
 def _component_option(type_name: str, extra: tuple[str, ...], skip: tuple[str, ...],
-                      overrides: Mapping[str, object]) -> dict[str, Any]:
+                      overrides: Mapping[str, object]) -> dict[str, object]:
     cls = registered()[type_name]
     schemas = argument_schemas(cls)
-    properties: dict[str, Any] = {"type": {"type": "string", "const": type_name}}
+    properties: dict[str, object] = {"type": {"type": "string", "const": type_name}}
     required = constructor_arguments(cls)[1]
     for name, default in [*_arguments(cls), *((key, inspect.Parameter.empty) for key in extra)]:
         if name in skip or name in properties:
@@ -174,9 +174,9 @@ def _component_option(type_name: str, extra: tuple[str, ...], skip: tuple[str, .
 
 
 @functools.cache
-def _arguments(cls: type) -> tuple[tuple[str, Any], ...]:
+def _arguments(cls: type) -> tuple[tuple[str, object], ...]:
     """``(name, default)`` of the constructor arguments, in signature order, following ``**kwargs`` to bases."""
-    found: dict[str, Any] = {}
+    found: dict[str, object] = {}
     for klass in cls.__mro__:
         init = klass.__dict__.get("__init__")
         if init is None:
@@ -190,7 +190,7 @@ def _arguments(cls: type) -> tuple[tuple[str, Any], ...]:
     return tuple(found.items())
 
 
-def _suggested(name: str, schema: Mapping[str, object], required: bool) -> Any:
+def _suggested(name: str, schema: Mapping[str, object], required: bool) -> object:
     """A starting value for a required argument of a newly added spec: the schema's first example, a known good
     one by name, a number from its bounds — a range's ends apart (``clip``: low -1, high 1), else its minimum, else
     1 — or nothing."""
@@ -224,7 +224,7 @@ def _default_text(default: object) -> str:
 _MISSING = object()
 
 
-def encode(value: object, schema: Mapping[str, object]) -> Any:
+def encode(value: object, schema: Mapping[str, object]) -> object:
     """A config value as the form holds it (JSON values of JSON-text fields as text)."""
     return _walk(value, schema, "", lambda field_value, field, _: json.dumps(field_value))
 
@@ -234,7 +234,7 @@ def decode(value: object, schema: Mapping[str, object]) -> Any:
     return _walk(value, schema, "", _parse)
 
 
-def _parse(text: str, field: Mapping[str, object], path: str) -> Any:
+def _parse(text: str, field: Mapping[str, object], path: str) -> object:
     text = (text or "").strip()
     if not text or text == field.get("default"):
         return _MISSING
@@ -245,7 +245,7 @@ def _parse(text: str, field: Mapping[str, object], path: str) -> Any:
                           got=text[:60]) from None
 
 
-def _walk(value: object, schema: Mapping[str, object], path: str, leaf: Any) -> Any:
+def _walk(value: object, schema: Mapping[str, object], path: str, leaf: Any) -> object:
     if schema.get(JSON_TEXT):
         return leaf(value, schema, path)
     if schema.get(OPTIONAL) and value is None and leaf is _parse:
@@ -268,7 +268,7 @@ def _walk(value: object, schema: Mapping[str, object], path: str, leaf: Any) -> 
     return value
 
 
-def option_for(value: object, options: list[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+def option_for(value: object, options: list[Mapping[str, Any]]) -> Mapping[str, object] | None:
     """The option of a choice that ``value`` belongs to: by a spec's ``type``, else by JSON type."""
     if isinstance(value, Mapping):
         return next((o for o in options if o.get("properties", {}).get("type", {}).get("const") == value.get("type")),

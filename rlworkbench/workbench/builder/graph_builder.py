@@ -43,7 +43,7 @@ class GraphBuilder(BuilderCore):
     to wait after a form change before rebuilding (changes made from code apply at once).
     """
 
-    def __init__(self, prototype: Any, *, env: Any = NO_ENV, backend: str | None = None, seed: int = 0,
+    def __init__(self, prototype: object, *, env: object = NO_ENV, backend: str | None = None, seed: int = 0,
                  debounce: float = 0.3, input_spaces: Mapping[str, object] | None = None):
         from rlworkbench.workbench.builder.builder_view import BuilderView
 
@@ -60,7 +60,7 @@ class GraphBuilder(BuilderCore):
         self.explorer = GraphExplorer(core=self.explorer)  # the core's explorer, with its widgets
         self.view = BuilderView(self)
 
-    def field(self, path: str) -> Any:
+    def field(self, path: str) -> object:
         """The form's input widget at a JSON path (``"policy/dueling"``); see :meth:`ConfigForm.field`."""
         self._require_form("field")
         return self.form.field(path)
@@ -71,7 +71,7 @@ class GraphBuilder(BuilderCore):
         self._cancel_pending()
         return super().apply()
 
-    def probe(self, api: str | None = None, path: str | None = None, **options: object) -> Any:
+    def probe(self, api: str | None = None, path: str | None = None, **options: object) -> object:
         """A :class:`Probe` on the current graph (shown in the builder's probe tab): an API method of the component
         at ``path`` below the root (default: the one selected in the component tab)."""
         from rlworkbench.workbench.probe import Probe
@@ -106,7 +106,7 @@ class GraphBuilder(BuilderCore):
             self._probe = None
         super()._redraw(agent, started)
 
-    def _on_form_change(self, _: Any) -> None:
+    def _on_form_change(self, _: object) -> None:
         if self.view.quiet:
             return
         self._cancel_pending()
@@ -128,7 +128,7 @@ class GraphBuilder(BuilderCore):
             self._pending.cancel()
             self._pending = None
 
-    def _repr_mimebundle_(self, **kwargs: object) -> Any:
+    def _repr_mimebundle_(self, **kwargs: object) -> object:
         preload_backends()  # shown to someone who may switch backends: the others' imports start meanwhile
         return self.view.widget._repr_mimebundle_(**kwargs)
 

@@ -53,7 +53,7 @@ class LazyOptions(Sequence):
         """The options drawn so far."""
         return (element for element in self._elements if element is not None)
 
-    def register_observer(self, handler: Callable[[Any], None], names: Any, kind: Any) -> None:
+    def register_observer(self, handler: Callable[[object], None], names: object, kind: object) -> None:
         self._observers.append((handler, names, kind))
         for element in self.built():
             element.register_observer(handler, names, kind)
@@ -68,23 +68,23 @@ class LazyChoiceForm(ipywidgets_jsonschema.Form):
         with _quiet_layouts():
             super().__init__(schema, **kwargs)
 
-    def _construct(self, schema: Mapping[str, object], label: str | None = None, root: bool = False) -> Any:
+    def _construct(self, schema: Mapping[str, object], label: str | None = None, root: bool = False) -> object:
         with _quiet_layouts():  # options drawn late, after __init__
             return super()._construct(schema, label=label, root=root)
 
-    def _construct_object(self, schema: Mapping[str, object], label: str | None = None, root: bool = False) -> Any:
+    def _construct_object(self, schema: Mapping[str, object], label: str | None = None, root: bool = False) -> object:
         element = super()._construct_object(schema, label=label, root=root)
         fields = list(schema.get("properties", {}).values())
         if root or len(fields) != 1 or "const" in fields[0] or (label is None and "title" not in schema):
             return element  # (the library folds objects of two or more fields itself; a bare spec type shows nothing)
         return element._replace(widgets=self._wrap_accordion(element.widgets, schema, label=label))
 
-    def _construct_anyof(self, schema: Mapping[str, object], label: str | None = None, key: str = "anyOf") -> Any:
+    def _construct_anyof(self, schema: Mapping[str, object], label: str | None = None, key: str = "anyOf") -> object:
         options = schema[key]
         if len(options) == 1 or key == "allOf":  # drawn as the option itself, or all at once: the library's way
             return super()._construct_anyof(schema, label=label, key=key)
 
-        def build(index: int) -> Any:
+        def build(index: int) -> object:
             with self._push_schema(schema):  # the library's recursion guard sees the same stack as when eager
                 return self._construct(options[index])
 
@@ -94,7 +94,7 @@ class LazyChoiceForm(ipywidgets_jsonschema.Form):
         head = choice_row(selector, schema.get("title", label), any(o.get("type") == "null" for o in options))
         box = w.VBox([head, *elements[0].widgets])
 
-        def show_chosen(_: Any = None) -> None:
+        def show_chosen(_: object = None) -> None:
             box.children = [head, *elements[names.index(selector.value)].widgets]
 
         selector.observe(show_chosen, names="value")
@@ -116,11 +116,11 @@ class LazyChoiceForm(ipywidgets_jsonschema.Form):
         if "default" in schema:  # the library opens on the first option whatever the default (None too)
             setter(schema["default"])
 
-        def register_observer(handler: Callable[[Any], None], names_: Any, kind: Any) -> None:
+        def register_observer(handler: Callable[[object], None], names_: object, kind: object) -> None:
             selector.observe(handler, names=names_, type=kind)
             elements.register_observer(handler, names_, kind)
 
-        def getter() -> Any:
+        def getter() -> object:
             return elements[names.index(selector.value)].getter()
 
         return self.construct_element(

@@ -25,10 +25,10 @@ class BuilderSource:
     name: str
     config: dict[str, object] | None = None
     agent_class: type[Agent] | None = None
-    state_space: Any = None
-    action_space: Any = None
+    state_space: object = None
+    action_space: object = None
     agent: Agent | None = None
-    component: Any = None  # a Component, Executor or config-less agent: explored as it is
+    component: object = None  # a Component, Executor or config-less agent: explored as it is
 
 
 def resolve_source(prototype: Any, env: Any) -> BuilderSource:

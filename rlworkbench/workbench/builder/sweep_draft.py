@@ -104,7 +104,7 @@ class SweepDraft:
         return False
 
     # ----- results --------------------------------------------------------------------------------------------
-    def space(self) -> dict[str, Any]:
+    def space(self) -> dict[str, object]:
         """The Tune space (path → distribution); the first error when there is one."""
         if self.errors:
             raise next(iter(self.errors.values()))
@@ -127,7 +127,7 @@ class SweepDraft:
         body = [self.space_code(), config_code, _call("experiment = sweep(", arguments), "experiment"]
         return _IMPORTS + "\n".join(part for part in body if part)
 
-    def launch(self, config: Mapping[str, object], **settings: object) -> Any:
+    def launch(self, config: Mapping[str, object], **settings: object) -> object:
         """Starts :func:`sweep` on ``config`` with the space and the settings (``settings`` over the draft's);
         refuses while a ticked field has an error. Returns the Experiment."""
         from rlworkbench.workbench.experiments import sweep
@@ -141,7 +141,7 @@ class SweepDraft:
 
 
 # ----- an entry as Tune's object and as code ------------------------------------------------------------------------
-def domain(entry: SweepEntry, path: str) -> Any:
+def domain(entry: SweepEntry, path: str) -> object:
     """The Tune distribution of ``entry``; a ConfigError at ``path`` for a range or a values list that is no use."""
     from ray import tune
 
@@ -155,7 +155,7 @@ def domain(entry: SweepEntry, path: str) -> Any:
     return tune.grid_search(values) if entry.distribution == "grid_search" else tune.choice(values)
 
 
-def _range(entry: SweepEntry, path: str) -> tuple[Any, Any]:
+def _range(entry: SweepEntry, path: str) -> tuple[object, object]:
     low, high, name = entry.low, entry.high, entry.distribution
     integers = name in ("randint", "lograndint")
     number = int if integers else (int, float)
@@ -171,7 +171,7 @@ def _range(entry: SweepEntry, path: str) -> tuple[Any, Any]:
     return low, high
 
 
-def values_of(values: list[Any] | str, path: str) -> list[Any]:
+def values_of(values: list[object] | str, path: str) -> list[object]:
     """A values list, or text of JSON values separated by commas (``0.001, 0.01`` or ``"relu", "tanh"``) read."""
     if not isinstance(values, str):
         return list(values)

@@ -80,7 +80,7 @@ def _start_run(spec: dict[str, Any], weights: dict[str, np.ndarray] | None) -> A
 
     settings = dict(spec["settings"])
     logdir = Path(spec["logdir"]).expanduser()
-    prototype: Any = spec["config"]
+    prototype: object = spec["config"]
     if weights is not None:
         prototype = _agent_with_weights(spec["config"], settings, weights)
     target = spec["target"]
@@ -89,7 +89,7 @@ def _start_run(spec: dict[str, Any], weights: dict[str, np.ndarray] | None) -> A
     return Run(get_target(target)(run_spec), run_spec, target=target)
 
 
-def _agent_with_weights(config: dict[str, Any], settings: dict[str, Any], weights: dict[str, np.ndarray]) -> Any:
+def _agent_with_weights(config: dict[str, object], settings: dict[str, Any], weights: dict[str, np.ndarray]) -> Any:
     """An agent made from ``config`` for the run's env and given the prototype's weights (its memory stays new)."""
     from rlworkbench.agents import Agent
     from rlworkbench.execution.envs import make_vector_env

@@ -118,7 +118,7 @@ def entrypoint(submission: Submission) -> str:
     return f"python -m rlworkbench.workbench.cluster.job {package_name(submission.submission_id)}"
 
 
-def _job_target(spec: RunSpec, options: dict[str, Any]) -> tuple[str, dict[str, Any], int]:
+def _job_target(spec: RunSpec, options: dict[str, object]) -> tuple[str, dict[str, object], int]:
     """The target inside the job, its options and the number of workers: ``ray`` with its checked settings, or
     with ``workers=0`` a local worker (``multi_gpu`` when ``devices`` are given)."""
     from rlworkbench.execution.ray.plans import plan_for

@@ -81,7 +81,7 @@ class Comparison:
 
 
 def compare(runs: Any, metric: str = "return", by: str | Callable[[RunScores], str] = "config", window: int = 10,
-            optimum: float | None = None, normalize: Any = None, reps: int = 2000, confidence: float = 0.95,
+            optimum: float | None = None, normalize: object = None, reps: int = 2000, confidence: float = 0.95,
             taus: Sequence[float] | None = None, points: int = 10, seed: int = 0) -> Comparison:
     """Compares ``runs`` in groups (see the module docstring).
 
@@ -150,7 +150,7 @@ def _seeded(seed: int) -> Iterator[None]:
 
 
 # ----- the runs and their groups ----------------------------------------------------------------------------------
-def collect(runs: Any) -> list[RunScores]:
+def collect(runs: object) -> list[RunScores]:
     """Every run in ``runs`` (one or a list of runs, run results, experiments, paths) as :class:`RunScores`."""
     from rlworkbench.workbench.experiments.experiment import Experiment
     from rlworkbench.workbench.run import Run
@@ -183,7 +183,7 @@ def _from_result(result: object) -> RunScores:
     return RunScores(result.logdir.name, result.config, result.env or "unknown env", result.metrics, result.labels)
 
 
-def _groups(runs: Any, by: str | Callable[[RunScores], str], metric: str) -> dict[str, list[RunScores]]:
+def _groups(runs: object, by: str | Callable[[RunScores], str], metric: str) -> dict[str, list[RunScores]]:
     if isinstance(runs, Mapping):
         groups = {str(label): collect(members) for label, members in runs.items()}
     else:

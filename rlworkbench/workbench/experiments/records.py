@@ -39,7 +39,7 @@ def record_line(kind: str, **fields: object) -> str:
     return json.dumps({"kind": kind, "time": time.time(), **{key: _finite(value) for key, value in fields.items()}})
 
 
-def parse_record(line: str) -> dict[str, Any] | None:
+def parse_record(line: str) -> dict[str, object] | None:
     """A record from a ``records.jsonl`` line or a job log line (prefixed); None for any other line."""
     text = line.strip()
     if text.startswith(RECORD_PREFIX):
@@ -53,7 +53,7 @@ def parse_record(line: str) -> dict[str, Any] | None:
     return record if isinstance(record, dict) and "kind" in record else None
 
 
-def _finite(value: object) -> Any:
+def _finite(value: object) -> object:
     if isinstance(value, (float, np.floating)):
         return float(value) if math.isfinite(value) else None
     if isinstance(value, np.integer):

@@ -24,7 +24,7 @@ from rlworkbench.agents.config import load_config, validate_config
 from rlworkbench.errors import ConfigError
 
 
-def split_path(path: Any) -> list[str]:
+def split_path(path: object) -> list[str]:
     """``"policy/network/0/units"`` → its keys; a ConfigError for anything else than a non-empty ``a/b/c`` str."""
     if not isinstance(path, str) or not path or any(not part for part in path.split("/")):
         raise ConfigError("a sweep key is a config key path", argument="space", key_path=str(path),
@@ -32,7 +32,7 @@ def split_path(path: Any) -> list[str]:
     return path.split("/")
 
 
-def agent_schema(config: Mapping[str, object]) -> tuple[dict[str, Any], dict[str, Any]]:
+def agent_schema(config: Mapping[str, object]) -> tuple[dict[str, object], dict[str, object]]:
     """The agent type's (schema, defaults) for ``config``; a ConfigError if its ``type`` is unknown."""
     import rlworkbench.agents  # noqa: F401  (registers the agent types)
     from rlworkbench.agents.registry import agent_class
@@ -54,14 +54,14 @@ def with_params(config: Mapping[str, object], params: Mapping[str, object]) -> d
     result = copy.deepcopy(dict(config))
     for path, value in params.items():
         keys = split_path(path)
-        node: Any = result
+        node: object = result
         for depth, key in enumerate(keys[:-1]):
             node = _child(node, key, path, keys[:depth + 1], make=True)
         _assign(node, keys[-1], copy.deepcopy(value), path)
     return result
 
 
-def _child(node: Any, key: str, path: str, walked: list[str], make: bool) -> Any:
+def _child(node: object, key: str, path: str, walked: list[str], make: bool) -> object:
     if isinstance(node, dict):
         if key not in node and make:
             node[key] = {}
@@ -73,7 +73,7 @@ def _child(node: Any, key: str, path: str, walked: list[str], make: bool) -> Any
                       key_path=path, expected=_what_is_there(node), got="/".join(walked))
 
 
-def _assign(node: Any, key: str, value: object, path: str) -> None:
+def _assign(node: object, key: str, value: object, path: str) -> None:
     if isinstance(node, dict):
         node[key] = value
     elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
@@ -83,7 +83,7 @@ def _assign(node: Any, key: str, value: object, path: str) -> None:
                           key_path=path, expected=_what_is_there(node), got=path)
 
 
-def _what_is_there(node: Any) -> str:
+def _what_is_there(node: object) -> str:
     if isinstance(node, dict):
         return f"one of the keys {sorted(node)}" if node else "no keys here"
     if isinstance(node, list):

@@ -37,8 +37,8 @@ SEARCHES = (None, "optuna")
 METRICS = ("return", "greedy_return")
 
 
-def sweep(prototype: Any, space: Mapping[str, object], seeds: int | Sequence[int] = 3, trials: int = 8,
-          scheduler: Any = None, search: Any = None, metric: str = "return", budget: int = 10_000,
+def sweep(prototype: object, space: Mapping[str, object], seeds: int | Sequence[int] = 3, trials: int = 8,
+          scheduler: object = None, search: object = None, metric: str = "return", budget: int = 10_000,
           target: str = "local", address: str | None = None, name: str | None = None, logdir: str | Path = "runs",
           report_every: int | None = None, window: int = 10, evaluation_episodes: int | None = None,
           checkpoint_frequency: int = 1, search_seed: int | None = None, trial_cpus: float = 1.0,
@@ -102,7 +102,7 @@ def sweep(prototype: Any, space: Mapping[str, object], seeds: int | Sequence[int
     return Experiment.start_here(plan, lambda: driver.make_tuner(plan, dict(space), made_scheduler, made_search))
 
 
-def _pop_job_settings(settings: dict[str, Any], address: Any) -> dict[str, Any]:
+def _pop_job_settings(settings: dict[str, object], address: Any) -> dict[str, Any]:
     keys = ("auth_token", "runtime_env", "ship_code", "stop_grace")
     popped = {key: settings.pop(key) for key in keys if key in settings}
     if popped and not (isinstance(address, str) and re.match(r"https?://", address)):
@@ -111,7 +111,7 @@ def _pop_job_settings(settings: dict[str, Any], address: Any) -> dict[str, Any]:
     return popped
 
 
-def _plan(spec: RunSpec, config: dict[str, Any], space: Mapping[str, object], **given: object) -> ExperimentPlan:
+def _plan(spec: RunSpec, config: dict[str, object], space: Mapping[str, object], **given: object) -> ExperimentPlan:
     seeds = _seeds(given["seeds"])
     trials, budget, window = (_positive(given[key], key) for key in ("trials", "budget", "window"))
     report_every = _positive(given["report_every"] if given["report_every"] is not None else max(1, budget // 20),
@@ -178,7 +178,7 @@ def _check_target_options(target: str, options: Mapping[str, object]) -> None:
                           expected=sorted(allowed), got=unknown)
 
 
-def _seeds(seeds: Any) -> list[int]:
+def _seeds(seeds: object) -> list[int]:
     if isinstance(seeds, int) and not isinstance(seeds, bool):
         return list(range(_positive(seeds, "seeds")))
     if isinstance(seeds, Sequence) and seeds and all(isinstance(s, int) and not isinstance(s, bool) for s in seeds) \

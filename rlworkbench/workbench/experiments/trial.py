@@ -63,7 +63,7 @@ class TrialTrainable(tune.Trainable):
         self.milestone = 0
         self.evaluators: dict[int, Any] = {}
 
-    def reset_config(self, new_config: dict[str, Any]) -> bool:
+    def reset_config(self, new_config: dict[str, object]) -> bool:
         """Tune hands this actor to another trial (or PBT gives this one new values): the runs of the trial it had
         stop (those a scheduler stopped are still held: they save their final checkpoint now), and the next step
         starts the new trial's. Reusing the actor spares a trial the process start and the imports (~5-8 s)."""
@@ -96,7 +96,7 @@ class TrialTrainable(tune.Trainable):
         self.runs = []
 
     # ----- Tune's interface -----------------------------------------------------------------------------------------
-    def step(self) -> dict[str, Any]:
+    def step(self) -> dict[str, object]:
         if not self.runs:
             self._start_runs()
         self.milestone = min(self.plan.budget, self.milestone + self.plan.report_every)

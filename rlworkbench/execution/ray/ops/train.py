@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 
-from rlworkbench.execution.ray.flow_types import ReplayBatch
+from rlworkbench.execution.ray.flow_types import Batch, ReplayBatch
 from rlworkbench.execution.ray.ops.replay import Replay
 from rlworkbench.execution.ray.plan_run import LEARNER, PlanRun
 
@@ -18,7 +18,7 @@ class TrainOneStep:
     def __init__(self, run: PlanRun):
         self.run = run
 
-    def __call__(self, batch: Mapping[str, object], **extra: float) -> dict[str, float]:
+    def __call__(self, batch: Batch, **extra: float) -> dict[str, float]:
         started = time.perf_counter()
         metrics = self.run.agent.update(batch)
         return self._record(started, metrics, extra)
