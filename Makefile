@@ -2,6 +2,8 @@
 VENV_PY := .venv/bin/python
 export RAY_AUTH_MODE ?= disabled
 export RAY_USAGE_STATS_ENABLED ?= 0
+# a node started on a loaded 2-core machine can take longer than Ray's 30 s to register: wait, don't fail
+export RAY_raylet_start_wait_time_s ?= 120
 export SDL_AUDIODRIVER ?= dummy
 
 .PHONY: demo test bootstrap bench lint
