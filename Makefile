@@ -28,6 +28,7 @@ bench: bootstrap
 	$(VENV_PY) -m bench.learning --seeds 3
 	$(VENV_PY) -m bench.apex_vs_rllib
 	$(VENV_PY) -m bench.sweep
+	$(VENV_PY) -m bench.plans_vs_loops
 
 lint: bootstrap
 	$(VENV_PY) -m ruff check rlworkbench tests bench
