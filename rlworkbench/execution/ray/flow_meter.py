@@ -83,8 +83,13 @@ class FlowMeter:
     def restarted(self, node_id: str, error: str = "") -> None:
         with self._lock:
             self.restarts[node_id] = self.restarts.get(node_id, 0) + 1
-            if error:
-                self.errors[node_id] = error
+        if error:
+            self.failed(node_id, error)
+
+    def failed(self, node_id: str, error: str) -> None:
+        """Keeps ``error`` as the node's last one (shown with its restarts)."""
+        with self._lock:
+            self.errors[node_id] = error
 
     def snapshot(self) -> DataflowSnapshot:
         """The plan's dataflow now: rates over the recent window, busy shares over the whole run."""

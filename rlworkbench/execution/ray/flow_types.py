@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -70,7 +71,7 @@ class Fragment:
     report: SampleReport
     batch: dict[str, Nested[np.ndarray]]
 
-    @property
+    @cached_property  # read by every operator the value passes: counted once
     def bytes(self) -> int:
         return nbytes(self.batch)
 
@@ -86,7 +87,7 @@ class Transitions:
     def __len__(self) -> int:
         return len(self.priorities)
 
-    @property
+    @cached_property  # read by every operator the value passes: counted once
     def bytes(self) -> int:
         return nbytes(self.records) + self.priorities.nbytes
 
@@ -102,6 +103,6 @@ class ReplayBatch:
     indices: np.ndarray
     weights: np.ndarray
 
-    @property
+    @cached_property  # read by every operator the value passes: counted once
     def bytes(self) -> int:
         return nbytes(self.records) + self.indices.nbytes + self.weights.nbytes

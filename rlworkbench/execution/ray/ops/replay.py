@@ -79,8 +79,9 @@ class Replay:
         """The batches drawn so far (a dead shard's request is noted, not fatal; an empty shard gives none)."""
         batches = []
         for result in self.manager.results(timeout=timeout):
-            if not result.ok:
+            if not result.ok:  # the manager restarted a dead shard before this: its error is named here
                 self.errors.append(f"shard {result.index}: {type(result.error).__name__}")
+                self.run.meter.failed(shard_node(result.index), type(result.error).__name__)
                 continue
             if result.value is None:
                 continue
@@ -129,6 +130,6 @@ class Replay:
 
         self.lost[index] += min(self.sent[index], self.capacity)
         self.sent[index] = 0
-        self.run.meter.restarted(shard_node(index), self.errors[-1] if self.errors else "")
+        self.run.meter.restarted(shard_node(index))
         if self.run.samplers is not None:
             self.run.samplers.each(ApexSampler.set_shards, self.handles())
