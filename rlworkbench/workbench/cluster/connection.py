@@ -13,16 +13,19 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rlworkbench.errors import ClusterError, ConfigError
+
+if TYPE_CHECKING:
+    from ray.job_submission import JobSubmissionClient
 
 CONNECT_TIMEOUT = 5.0  #: seconds the first request may take
 QUIET_LOGGERS = ("ray.dashboard.modules.dashboard_sdk", "ray._private.runtime_env.packaging",
                  "ray.dashboard.modules.job.sdk")
 
 
-def is_cluster_address(address: Any) -> bool:
+def is_cluster_address(address: object) -> bool:
     """Whether ``address`` names a cluster reached through Ray Jobs (``http://`` or ``https://``)."""
     return isinstance(address, str) and address.startswith(("http://", "https://"))
 
@@ -45,7 +48,7 @@ def find_token(auth_token: str | None = None) -> str | None:
     return None
 
 
-def connect(address: str, auth_token: str | None = None, timeout: float = CONNECT_TIMEOUT) -> Any:
+def connect(address: str, auth_token: str | None = None, timeout: float = CONNECT_TIMEOUT) -> JobSubmissionClient:
     """A ``JobSubmissionClient`` for the cluster at ``address``; ClusterError if it does not answer within
     ``timeout`` seconds or refuses the token."""
     import requests
@@ -76,7 +79,7 @@ def connect(address: str, auth_token: str | None = None, timeout: float = CONNEC
     return JobSubmissionClient(address, headers=headers)
 
 
-def job_metadata(client: Any, job_id: str, argument: str, expected: str) -> dict[str, str]:
+def job_metadata(client: JobSubmissionClient, job_id: str, argument: str, expected: str) -> dict[str, str]:
     """The metadata the job ``job_id`` was submitted with; ClusterError naming ``argument`` when the cluster has no
     such job."""
     try:

@@ -12,7 +12,10 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ray.job_submission import JobSubmissionClient
 
 RETRY_SECONDS = 1.0
 
@@ -21,7 +24,7 @@ class LogFollower:
     """Hands each line of job ``submission_id``'s log to ``on_line``; ``on_end()`` runs once the job is over and
     its log read to the end (or :meth:`close` was called)."""
 
-    def __init__(self, client: Any, submission_id: str, on_line: Callable[[str], None],
+    def __init__(self, client: JobSubmissionClient, submission_id: str, on_line: Callable[[str], None],
                  on_end: Callable[[], None]):
         self.client, self.submission_id = client, submission_id
         self.on_line, self.on_end = on_line, on_end

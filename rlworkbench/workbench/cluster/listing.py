@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from rlworkbench.workbench.cluster.connection import connect
 from rlworkbench.workbench.cluster.records import RAY_STATES, parse_line
+
+if TYPE_CHECKING:
+    from ray.job_submission import JobSubmissionClient
 
 COLUMNS = ["submission_id", "config", "env", "target", "workers", "state", "timesteps", "total_timesteps",
            "return", "started", "ended"]
@@ -43,7 +46,7 @@ def list_runs(address: str, auth_token: str | None = None) -> pd.DataFrame:
     return table.sort_values("started", ascending=False, ignore_index=True) if len(table) else table
 
 
-def _progress(client: Any, submission_id: str, window: int = 100) -> tuple[int, float]:
+def _progress(client: JobSubmissionClient, submission_id: str, window: int = 100) -> tuple[int, float]:
     """Timesteps of the job's last record and the mean return of its last ``window`` episodes (from its log)."""
     try:
         text = client.get_job_logs(submission_id)
@@ -60,5 +63,5 @@ def _progress(client: Any, submission_id: str, window: int = 100) -> tuple[int, 
     return timesteps, (sum(recent) / len(recent) if recent else float("nan"))
 
 
-def _time(milliseconds: Any) -> pd.Timestamp:
+def _time(milliseconds: int | None) -> pd.Timestamp:
     return pd.NaT if not milliseconds else pd.Timestamp(int(milliseconds), unit="ms", tz="UTC")

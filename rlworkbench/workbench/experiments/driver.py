@@ -15,8 +15,9 @@ import dataclasses
 import logging
 import math
 import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from ray import tune
 from ray.tune.logger import CSVLoggerCallback, JsonLoggerCallback
@@ -34,6 +35,13 @@ from rlworkbench.workbench.experiments.search_space import (
     with_params,
 )
 from rlworkbench.workbench.experiments.trial import TrialTrainable
+
+if TYPE_CHECKING:
+    from ray.tune import Trainable
+    from ray.tune.experiment import Trial
+    from ray.tune.schedulers import TrialScheduler
+    from ray.tune.search import SearchAlgorithm, Searcher
+    from ray.tune.search.sample import Domain
 
 STOP_FILE = "stop"  #: in the experiment directory: asks the driver to stop every trial
 
@@ -69,23 +77,23 @@ class Recorder(tune.Callback):
 
     def __init__(self, plan: ExperimentPlan, writer: RecordWriter):
         self.paths, self.budget, self.seeds, self.writer = list(plan.paths), plan.budget, list(plan.seeds), writer
-        self.params: dict[str, dict[str, Any]] = {}
+        self.params: dict[str, dict[str, object]] = {}
         self.timesteps: dict[str, int] = {}
         self.ended: set[str] = set()
 
-    def _announce(self, trial: Any) -> None:
+    def _announce(self, trial: Trial) -> None:
         params = params_of(trial.config, self.paths)
         if self.params.get(trial.trial_id) != params:  # a new trial, or PBT gave it new values
             self.params[trial.trial_id] = params
             self.writer("trial", trial=trial.trial_id, params=params)
 
-    def on_trial_start(self, iteration: int, trials: list[Any], trial: Any, **info: Any) -> None:
+    def on_trial_start(self, iteration: int, trials: list[Trial], trial: Trial, **info: object) -> None:
         self._announce(trial)
 
-    def on_trial_result(self, iteration: int, trials: list[Any], trial: Any, result: dict[str, Any],
-                        **info: Any) -> None:
+    def on_trial_result(self, iteration: int, trials: list[Trial], trial: Trial, result: Mapping[str, object],
+                        **info: object) -> None:
         self._announce(trial)
-        self.timesteps[trial.trial_id] = int(result.get("timesteps_total", 0))
+        self.timesteps[trial.trial_id] = int(cast(float, result.get("timesteps_total", 0)))
         per_seed = {str(seed): result.get(f"return_seed_{seed}") for seed in self.seeds}
         greedy = {str(seed): result.get(f"greedy_return_seed_{seed}") for seed in self.seeds
                   if f"greedy_return_seed_{seed}" in result}
@@ -95,19 +103,19 @@ class Recorder(tune.Callback):
                     **{key: result.get(key) for key in ("return", "greedy_return", "episodes", "steps_per_second",
                                                         "restarts") if key in result})
 
-    def on_trial_complete(self, iteration: int, trials: list[Any], trial: Any, **info: Any) -> None:
+    def on_trial_complete(self, iteration: int, trials: list[Trial], trial: Trial, **info: object) -> None:
         self._end(trial)
 
-    def on_trial_error(self, iteration: int, trials: list[Any], trial: Any, **info: Any) -> None:
+    def on_trial_error(self, iteration: int, trials: list[Trial], trial: Trial, **info: object) -> None:
         self._end(trial, error=_last_line(trial.get_error()) or f"the trial failed: see {_error_file(trial)}")
 
-    def on_experiment_end(self, trials: list[Any], **info: Any) -> None:
+    def on_experiment_end(self, trials: list[Trial], **info: object) -> None:
         """Trials stopped with the experiment (its stop file) end here: Tune reports no completion for them."""
         for trial in trials:
             if trial.trial_id in self.params and trial.trial_id not in self.ended:
                 self._end(trial, error=_last_line(trial.get_error()) if trial.status == "ERROR" else None)
 
-    def _end(self, trial: Any, error: str | None = None) -> None:
+    def _end(self, trial: Trial, error: str | None = None) -> None:
         finished = self.timesteps.get(trial.trial_id, 0) >= self.budget
         state = "failed" if error is not None else "finished" if finished else "stopped"
         self.ended.add(trial.trial_id)
@@ -120,7 +128,7 @@ class StopFile(tune.Stopper):
     def __init__(self, path: str | Path):
         self.path = str(path)
 
-    def __call__(self, trial_id: str, result: dict[str, Any]) -> bool:
+    def __call__(self, trial_id: str, result: Mapping[str, object]) -> bool:
         return False
 
     def stop_all(self) -> bool:
@@ -128,7 +136,7 @@ class StopFile(tune.Stopper):
 
 
 # ----- making the Tuner ---------------------------------------------------------------------------------------------
-def trainable(plan: ExperimentPlan) -> Any:
+def trainable(plan: ExperimentPlan) -> type[Trainable] | Callable[..., object]:
     """The trial class with the plan bound and its resources: a CPU (``trial_cpus``) and ``trial_gpus``, plus the
     samplers' CPUs on the ``ray`` target (they run as actors inside the trial's placement group)."""
     bound = tune.with_parameters(TrialTrainable, plan=dataclasses.asdict(plan))
@@ -144,6 +152,9 @@ def trainable(plan: ExperimentPlan) -> Any:
         bundle.values())] or [{"CPU": 0.01}]))
 
 
+Mutations = dict[str, "dict[str, object] | list[object] | tuple[object, ...] | Callable[..., object] | Domain"]
+"""What PBT's ``hyperparam_mutations`` takes: per key a nested dict, the values to pick from, or a distribution."""
+
 KEEP_CHECKPOINTS = {"pbt": 12}
 """Trial checkpoints Tune keeps: 2 (resume needs the newest); with PBT more, for a donor's checkpoint must outlive
 its own next reports until the exploiting trial has restored from it."""
@@ -151,7 +162,8 @@ RUN_KEYS = ("env", "backend", "num_envs", "vector_mode", "threads", "checkpoint_
             "progress", "logdir", "run_name")
 
 
-def make_tuner(plan: ExperimentPlan, space: dict[str, Any], scheduler: Any = None, search: Any = None) -> Any:
+def make_tuner(plan: ExperimentPlan, space: Mapping[str, object], scheduler: TrialScheduler | None = None,
+               search: Searcher | SearchAlgorithm | None = None) -> tune.Tuner:
     """A fresh Tuner for ``plan`` over ``space`` (key path → distribution); ``scheduler`` / ``search`` may be Tune
     objects of the user's own, else they are made from the plan's names."""
     settle_tune()
@@ -163,7 +175,7 @@ def make_tuner(plan: ExperimentPlan, space: dict[str, Any], scheduler: Any = Non
                       run_config=_run_config(plan))
 
 
-def restore_tuner(plan: ExperimentPlan) -> Any:
+def restore_tuner(plan: ExperimentPlan) -> tune.Tuner:
     """The Tuner of ``plan`` going on from Tune's saved state: unfinished and failed trials resume from their newest
     checkpoint; finished ones stay as they are."""
     settle_tune()
@@ -174,7 +186,7 @@ def restore_tuner(plan: ExperimentPlan) -> Any:
                               resume_errored=True, restart_errored=False)
 
 
-def _run_config(plan: ExperimentPlan) -> Any:
+def _run_config(plan: ExperimentPlan) -> tune.RunConfig:
     return tune.RunConfig(name=plan.tune_path.name, storage_path=str(plan.path), verbose=0,
                           stop=StopFile(plan.path / STOP_FILE),
                           callbacks=[Recorder(plan, RecordWriter(plan.records_path, echo=_in_job())),
@@ -188,7 +200,7 @@ def _in_job() -> bool:
     return os.environ.get("RLWORKBENCH_EXPERIMENT_JOB") == "1"
 
 
-def make_scheduler(plan: ExperimentPlan, space: dict[str, Any]) -> Any:
+def make_scheduler(plan: ExperimentPlan, space: Mapping[str, object]) -> TrialScheduler:
     from ray.tune.schedulers import ASHAScheduler, FIFOScheduler, PopulationBasedTraining
 
     options = dict(plan.options.get("scheduler") or {})
@@ -206,7 +218,7 @@ def make_scheduler(plan: ExperimentPlan, space: dict[str, Any]) -> Any:
                       got=repr(plan.scheduler))
 
 
-def make_search(plan: ExperimentPlan, space: dict[str, Any]) -> Any:
+def make_search(plan: ExperimentPlan, space: Mapping[str, object]) -> Searcher | SearchAlgorithm | None:
     if plan.search is None:
         from ray.tune.search.basic_variant import BasicVariantGenerator
 
@@ -224,30 +236,31 @@ def make_search(plan: ExperimentPlan, space: dict[str, Any]) -> Any:
                       got=repr(plan.search))
 
 
-def pbt_mutations(space: dict[str, Any]) -> dict[str, Any]:
+def pbt_mutations(space: Mapping[str, object]) -> Mutations:
     """PBT's mutations: the space itself, a grid as the list of its values (PBT resamples or picks a neighbour)."""
-    return tune_space({path: distribution["grid_search"] if is_grid(distribution) else distribution
-                       for path, distribution in space.items()})
+    return cast(Mutations, tune_space({path: distribution["grid_search"] if is_grid(distribution) else distribution
+                       for path, distribution in space.items()}))
 
 
 class SchemaExplore:
     """PBT's explore step kept inside the space and the schema: a perturbed number is clipped to the range its
     distribution covers (integers rounded), and the config must validate, else the value is drawn afresh."""
 
-    def __init__(self, plan: ExperimentPlan, space: dict[str, Any]):
+    def __init__(self, plan: ExperimentPlan, space: Mapping[str, object]):
         self.base, self.paths, self.space = plan.config, list(plan.paths), space
         self.ranges = {path: _numeric_range(distribution, path) for path, distribution in space.items()}
 
-    def __call__(self, config: dict[str, Any]) -> dict[str, Any]:
+    def __call__(self, config: dict[str, object]) -> dict[str, object]:
         from rlworkbench.agents.config import validate_config
 
         schema, defaults = agent_schema(self.base)
         for path in self.paths:
             bounds = self.ranges[path]
             node, key = _parent(config, path)
-            if bounds is not None and isinstance(node[key], (int, float)) and not isinstance(node[key], bool):
+            current = node[key]
+            if bounds is not None and isinstance(current, (int, float)) and not isinstance(current, bool):
                 low, high, integer = bounds
-                value = min(max(node[key], low), high)
+                value = min(max(current, low), high)
                 node[key] = round(value) if integer else float(value)
         for _ in range(20):
             try:
@@ -263,25 +276,26 @@ class SchemaExplore:
                           expected="values the schema accepts", got=params_of(config, self.paths))
 
 
-def _numeric_range(distribution: Any, path: str) -> tuple[float, float, bool] | None:
+def _numeric_range(distribution: object, path: str) -> tuple[float, float, bool] | None:
     from ray.tune.search.sample import Float, Integer
 
     if isinstance(distribution, (Float, Integer)):
-        low, high = produced_values(distribution, path)
+        low, high = cast("list[float]", produced_values(distribution, path))  # a range's two ends
         if math.isfinite(low) and math.isfinite(high):
             return low, high, isinstance(distribution, Integer)
     return None
 
 
-def _parent(config: dict[str, Any], path: str) -> tuple[Any, str]:
+def _parent(config: dict[str, object], path: str) -> tuple[dict[str, object], str]:
+    """The dict holding ``path``'s value in a trial's nested config, and the value's key there."""
     keys = path.split("/")
-    node: Any = config
+    node: dict[str, object] = config
     for key in keys[:-1]:
-        node = node[key]
+        node = cast("dict[str, object]", node[key])
     return node, keys[-1]
 
 
-def _draw(distribution: Any) -> Any:
+def _draw(distribution: object) -> object:
     import random
 
     if is_grid(distribution):
@@ -289,7 +303,7 @@ def _draw(distribution: Any) -> Any:
     return distribution.sample() if hasattr(distribution, "sample") else distribution
 
 
-def drive(tuner: Any, plan: ExperimentPlan) -> None:
+def drive(tuner: tune.Tuner, plan: ExperimentPlan) -> None:
     """Runs ``tuner`` to its end, with the experiment's ``running`` and closing records around it (``finished``,
     ``stopped`` when the stop file was written, ``failed`` with the driver's error)."""
     settle_tune()
@@ -304,14 +318,17 @@ def drive(tuner: Any, plan: ExperimentPlan) -> None:
     writer("experiment", state="stopped" if stopped else "finished", error=None)
 
 
-def _error_file(trial: Any) -> str:
+def _error_file(trial: Trial) -> str:
     try:
-        return str(Path(trial.storage.trial_fs_path) / "error.txt")
+        storage = trial.storage
+        if storage is not None:
+            return str(Path(storage.trial_fs_path) / "error.txt")
     except Exception:  # an older or newer Trial without storage: say where Tune keeps the experiment
-        return "the trial's error.txt under the experiment's tune/ directory"
+        pass
+    return "the trial's error.txt under the experiment's tune/ directory"
 
 
-def _last_line(error: Any) -> str | None:
+def _last_line(error: object) -> str | None:
     if error is None:
         return None
     lines = [line for line in str(error).strip().splitlines() if line.strip()]

@@ -18,10 +18,18 @@ import shutil
 import signal
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rlworkbench.errors import ClusterError, ConfigError
+
+if TYPE_CHECKING:
+    from ray.job_submission import JobSubmissionClient
+
+    from rlworkbench.workbench.cluster.follower import LogFollower
+    from rlworkbench.workbench.experiments.plan import ExperimentPlan
+    from rlworkbench.workbench.experiments.records import ExperimentBook
 
 SUBMISSION_PREFIX = "rlworkbench-experiment-"
 METADATA_KIND = "experiment"  #: the job metadata's ``kind`` for a sweep (a single run's job has none)
@@ -31,7 +39,8 @@ def submission_id(name: str) -> str:
     return SUBMISSION_PREFIX + name
 
 
-def submit_job(plan: Any, space: dict[str, Any], auth_token: str | None = None, runtime_env: dict | None = None,
+def submit_job(plan: ExperimentPlan, space: Mapping[str, object], auth_token: str | None = None,
+               runtime_env: Mapping[str, object] | None = None,
                ship_code: bool = True, stop_grace: float = 60.0, cluster_logdir: str | None = None) -> JobSource:
     """Submits the sweep ``plan`` over ``space`` to the cluster at ``plan.options["address"]``; the job's
     :class:`JobSource` (``Experiment.follow`` reads it)."""
@@ -59,8 +68,8 @@ def submit_job(plan: Any, space: dict[str, Any], auth_token: str | None = None, 
     local_head = urlparse(address).hostname in LOOPBACK_HOSTS
     cluster_parent = cluster_logdir or (str(Path(plan.directory).parent) if local_head else REMOTE_LOGDIR)
     job_id = submission_id(plan.name)
-    spec = {"submission_id": job_id, "plan": dataclasses.asdict(plan), "space": encode_space(space),
-            "cluster_logdir": cluster_parent}
+    spec: dict[str, object] = {"submission_id": job_id, "plan": dataclasses.asdict(plan),
+                               "space": encode_space(space), "cluster_logdir": cluster_parent}
     submission = Submission(address=address, auth_token=auth_token, submission_id=job_id, target=METADATA_KIND,
                             spec=spec, weights=None, runtime_env=dict(runtime_env or {}), ship_code=ship_code,
                             stop_grace=float(stop_grace), mirror=None, local_run_dir=Path(plan.directory))
@@ -84,7 +93,7 @@ def submit_job(plan: Any, space: dict[str, Any], auth_token: str | None = None, 
     return JobSource(client, job_id, address)
 
 
-def find_job(name: str, address: str, auth_token: str | None = None) -> tuple[JobSource, Any]:
+def find_job(name: str, address: str, auth_token: str | None = None) -> tuple[JobSource, ExperimentPlan]:
     """The job of the experiment ``name`` on the cluster at ``address`` (it runs, or ran): its source, to be
     followed from its first record, and its plan."""
     from rlworkbench.workbench.cluster.connection import connect, job_metadata
@@ -99,7 +108,7 @@ def find_job(name: str, address: str, auth_token: str | None = None) -> tuple[Jo
     return JobSource(client, job_id, address), ExperimentPlan(**json.loads(metadata["plan"]))
 
 
-def listing_row(client: Any, job_id: str, metadata: dict[str, Any]) -> dict[str, Any]:
+def listing_row(client: JobSubmissionClient, job_id: str, metadata: Mapping[str, str]) -> dict[str, object]:
     """``list_runs``' row of a sweep's job: its trials' env steps of their budgets, the best trial's value."""
     from rlworkbench.workbench.experiments.records import ExperimentBook, parse_record
 
@@ -125,13 +134,13 @@ class JobSource:
 
     remote = True
 
-    def __init__(self, client: Any, job_id: str, address: str):
+    def __init__(self, client: JobSubmissionClient, job_id: str, address: str):
         self.client, self.submission_id, self.address = client, job_id, address
         self.lines: list[str] = []  #: the job's other log lines (Ray's, Tune's, tracebacks)
-        self._book: Any = None
-        self._follower: Any = None
+        self._book: ExperimentBook | None = None
+        self._follower: LogFollower | None = None
 
-    def start(self, book: Any) -> JobSource:
+    def start(self, book: ExperimentBook) -> JobSource:
         from rlworkbench.workbench.cluster.follower import LogFollower
 
         self._book = book
@@ -146,10 +155,12 @@ class JobSource:
             self.lines.append(line)
             del self.lines[:-2000]
         else:
+            assert self._book is not None  # start() sets it before the follower runs
             self._book.apply(record)
 
     def _on_end(self) -> None:
         """The job is over: if its log has no closing record (killed, crashed), the state comes from Ray."""
+        assert self._book is not None and self._follower is not None  # start() set both
         if self._book.state not in ("starting", "running") or self._follower.closed:
             return
         try:

@@ -15,8 +15,8 @@ from __future__ import annotations
 import copy
 import math
 import sys
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeGuard, cast
 
 import numpy as np
 
@@ -113,7 +113,7 @@ def check_space(config: Mapping[str, object], space: Mapping[str, object]) -> di
     return base
 
 
-def produced_values(distribution: Any, path: str) -> list[Any]:
+def produced_values(distribution: object, path: str) -> list[object]:
     """The values to validate for one entry of a space: every category or grid value, a range's extremes (the
     largest value it really produces: Tune's samplers exclude most upper bounds), or the constant itself."""
     from ray.tune.search.sample import Categorical, Domain, Float, Function, Integer, Quantized
@@ -156,11 +156,13 @@ def produced_values(distribution: Any, path: str) -> list[Any]:
                       expected="a ray.tune distribution", got=type(distribution).__name__)
 
 
-def is_grid(distribution: Any) -> bool:
+def is_grid(distribution: object) -> TypeGuard[Mapping[str, Sequence[object]]]:
+    """Whether a space entry is ``tune.grid_search([...])`` (``{"grid_search": values}``; the values are checked
+    where they are read)."""
     return isinstance(distribution, Mapping) and set(distribution) == {"grid_search"}
 
 
-def describe(distribution: Any) -> str:
+def describe(distribution: object) -> str:
     """A short name of a space entry for messages and tables: ``loguniform(0.0001, 0.01)``, ``grid [1, 2]``."""
     from ray.tune.search.sample import Categorical, Domain
 
@@ -198,14 +200,14 @@ def params_of(trial_config: Mapping[str, object], paths: list[str]) -> dict[str,
     """A trial's value of each path, read from the nested config Tune gives it."""
     params = {}
     for path in paths:
-        node: Any = trial_config
+        node: object = trial_config
         for key in split_path(path):
-            node = node[key]
+            node = cast("Mapping[str, object]", node)[key]
         params[path] = _plain(node)
     return params
 
 
-def _plain(value: object) -> Any:
+def _plain(value: object) -> object:
     """NumPy scalars as Python numbers (a config is plain JSON)."""
     if isinstance(value, np.generic):
         return value.item()

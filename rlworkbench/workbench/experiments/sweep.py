@@ -21,7 +21,7 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from rlworkbench.errors import ConfigError
 from rlworkbench.extras import require
@@ -31,14 +31,28 @@ from rlworkbench.workbench.experiments.search_space import check_space, describe
 from rlworkbench.workbench.run_records import OFF, runs_dir
 from rlworkbench.workbench.run_spec import RunSpec, make_spec
 
+if TYPE_CHECKING:
+    from ray.tune.schedulers import TrialScheduler
+    from ray.tune.search import SearchAlgorithm, Searcher
+
 TARGETS = ("local", "multi_gpu", "ray")
 SCHEDULERS = (None, "asha", "pbt")
 SEARCHES = (None, "optuna")
 METRICS = ("return", "greedy_return")
 
 
+class _JobSettings(TypedDict, total=False):
+    """The settings of a sweep on a cluster that go to :func:`~.job.submit_job` (see ``sweep``'s docstring)."""
+
+    auth_token: str | None
+    runtime_env: Mapping[str, object] | None
+    ship_code: bool
+    stop_grace: float
+
+
 def sweep(prototype: object, space: Mapping[str, object], seeds: int | Sequence[int] = 3, trials: int = 8,
-          scheduler: object = None, search: object = None, metric: str = "return", budget: int = 10_000,
+          scheduler: str | TrialScheduler | None = None, search: str | Searcher | SearchAlgorithm | None = None,
+          metric: str = "return", budget: int = 10_000,
           target: str = "local", address: str | None = None, name: str | None = None, logdir: str | Path = "runs",
           report_every: int | None = None, window: int = 10, evaluation_episodes: int | None = None,
           checkpoint_frequency: int = 1, search_seed: int | None = None, trial_cpus: float = 1.0,
@@ -102,13 +116,13 @@ def sweep(prototype: object, space: Mapping[str, object], seeds: int | Sequence[
     return Experiment.start_here(plan, lambda: driver.make_tuner(plan, dict(space), made_scheduler, made_search))
 
 
-def _pop_job_settings(settings: dict[str, object], address: Any) -> dict[str, Any]:
+def _pop_job_settings(settings: dict[str, object], address: object) -> _JobSettings:
     keys = ("auth_token", "runtime_env", "ship_code", "stop_grace")
     popped = {key: settings.pop(key) for key in keys if key in settings}
     if popped and not (isinstance(address, str) and re.match(r"https?://", address)):
         raise ConfigError("these settings are for a sweep on a cluster", argument=", ".join(sorted(popped)),
                           expected="address='http(s)://head:8265' with them", got=address)
-    return popped
+    return cast(_JobSettings, popped)  # values as the user gave them: submit_job checks them
 
 
 def _plan(spec: RunSpec, config: dict[str, object], space: Mapping[str, object], **given: object) -> ExperimentPlan:
