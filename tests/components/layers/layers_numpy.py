@@ -1,4 +1,4 @@
-"""NumPy references for the layer tests: convolution, max pooling (TensorFlow's padding) and an LSTM."""
+"""NumPy references for the layer tests: convolution, max pooling (TensorFlow's padding) and an LSTM (with resets)."""
 
 from __future__ import annotations
 
@@ -52,14 +52,30 @@ def sigmoid(x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-x))
 
 
-def lstm(x: np.ndarray, h: np.ndarray, c: np.ndarray, kernel, recurrent_kernel, bias, time_major=False):
-    """Keras' LSTM with gates [i, f, g, o]: returns (outputs with x's layout, (h, c) final)."""
+def lstm(x: np.ndarray, h: np.ndarray, c: np.ndarray, kernel, recurrent_kernel, bias, time_major=False,
+         resets: np.ndarray | None = None):
+    """Keras' LSTM with gates [i, f, g, o]: returns (outputs with x's layout, (h, c) final); ``resets`` (bools
+    with x's batch and time ranks) zero a row's state before the steps they mark."""
+    outputs, (hs, cs) = lstm_unroll(x, h, c, kernel, recurrent_kernel, bias, time_major, resets)
+    last = -1 if time_major else (slice(None), -1)
+    return outputs, (hs[last], cs[last])
+
+
+def lstm_unroll(x: np.ndarray, h: np.ndarray, c: np.ndarray, kernel, recurrent_kernel, bias, time_major=False,
+                resets: np.ndarray | None = None):
+    """As :func:`lstm`, with the state after every step: (outputs, (hs, cs)), all in x's layout."""
     x = x.astype(np.float64) if time_major else np.swapaxes(x, 0, 1).astype(np.float64)
-    h, c, outputs = h.astype(np.float64), c.astype(np.float64), []
-    for x_t in x:
+    if resets is None:  # x is time-major from here on, and so is keep
+        keep = np.ones(x.shape[:2] + (1,), bool)
+    else:
+        keep = ~np.asarray(resets, bool)[..., None] if time_major else ~np.swapaxes(resets, 0, 1)[..., None]
+    h, c, hs, cs = h.astype(np.float64), c.astype(np.float64), [], []
+    for x_t, keep_t in zip(x, keep):
+        h, c = h * keep_t, c * keep_t
         i, f, g, o = np.split(x_t @ kernel + h @ recurrent_kernel + bias, 4, axis=-1)
         c = sigmoid(f) * c + sigmoid(i) * np.tanh(g)
         h = sigmoid(o) * np.tanh(c)
-        outputs.append(h)
-    outputs = np.stack(outputs, 0 if time_major else 1)
-    return outputs, (h, c)
+        hs.append(h)
+        cs.append(c)
+    hs, cs = np.stack(hs, 0 if time_major else 1), np.stack(cs, 0 if time_major else 1)
+    return hs, (hs, cs)
