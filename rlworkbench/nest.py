@@ -14,6 +14,8 @@ SEPARATOR = "/"
 T = TypeVar("T")
 # A leaf of type T, or dicts, tuples and lists of nested structures (what spaces, records and tensors come in).
 Nested: TypeAlias = T | Mapping[str, "Nested[T]"] | tuple["Nested[T]", ...] | list["Nested[T]"]
+# A value as JSON holds it: what ``json.loads`` gives and ``json.dumps`` takes (records, sidecars, job specs).
+JSONValue: TypeAlias = "bool | int | float | str | list[JSONValue] | dict[str, JSONValue] | None"
 
 
 def is_container(value: object) -> bool:

@@ -21,10 +21,10 @@ import json
 import math
 import types
 import typing
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn, TypedDict, cast
 
 from rlworkbench.components.common import TimeDependentParameter
 from rlworkbench.components.memories import Memory
@@ -33,11 +33,24 @@ from rlworkbench.components.registry import registered
 from rlworkbench.core.component import Component
 from rlworkbench.errors import ConfigError, RLWorkbenchError
 
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
+    from jsonschema.protocols import Validator
+
 COMPONENT_KEYWORD = "component"
 
 
+class ComponentOptions(TypedDict):
+    """The value of a schema's ``component`` keyword (see :func:`component_spec`)."""
+
+    kind: str | None
+    types: list[str] | None
+    extra: list[str]
+    reserved: list[str]
+
+
 # ----- loading ------------------------------------------------------------------------------------------------
-def load_config(path_or_dict: str | Path | Mapping[str, Any]) -> dict[str, Any]:
+def load_config(path_or_dict: str | Path | Mapping[str, object]) -> dict[str, object]:
     """A config as a fresh dict: from a mapping (deep-copied), a JSON file, or a shipped config's name
     (``"dqn_cartpole"``, see :func:`builtin_configs`)."""
     if isinstance(path_or_dict, Mapping):
@@ -94,11 +107,11 @@ def check_plain_json(value: object, path: str = "", depth: int = 0) -> None:
                           got=value)
 
 
-def _no_constant(name: str) -> Any:
+def _no_constant(name: str) -> NoReturn:
     raise ConfigError(f"{name} is not a number a config may hold", expected="a finite number", got=name)
 
 
-def config_name(source: str | Path | Mapping[str, Any], config: Mapping[str, object]) -> str:
+def config_name(source: str | Path | Mapping[str, object], config: Mapping[str, object]) -> str:
     """A name for a config, for run directories: a file's stem or a shipped config's name; for a dict its
     ``name`` key, else its ``type``."""
     if isinstance(source, Mapping):
@@ -112,7 +125,7 @@ def builtin_configs() -> list[str]:
     return sorted(entry.name[:-5] for entry in folder.iterdir() if entry.name.endswith(".json"))
 
 
-def builtin_config(name: str) -> dict[str, Any]:
+def builtin_config(name: str) -> dict[str, object]:
     """A shipped config by name (``"dqn_cartpole"``), as a dict."""
     if name not in builtin_configs():
         raise ConfigError(f"no built-in config '{name}'", expected=builtin_configs(), got=name)
@@ -121,7 +134,7 @@ def builtin_config(name: str) -> dict[str, Any]:
 
 
 # ----- merging defaults ---------------------------------------------------------------------------------------
-def merge_defaults(defaults: Mapping[str, object], config: Mapping[str, object]) -> dict[str, Any]:
+def merge_defaults(defaults: Mapping[str, object], config: Mapping[str, object]) -> dict[str, object]:
     """``config`` over ``defaults``, section by section. A section that is a component spec (it has a ``type``)
     is merged only when the config names the same type or none; another type replaces it whole."""
     merged = copy.deepcopy(dict(defaults))
@@ -137,22 +150,22 @@ def merge_defaults(defaults: Mapping[str, object], config: Mapping[str, object])
 
 # ----- component specs inside a schema -------------------------------------------------------------------------
 def component_spec(kind: str | None = None, types: list[str] | None = None, extra: tuple[str, ...] = (),
-                   reserved: tuple[str, ...] = ("name", "device"), **schema: object) -> dict[str, Any]:
+                   reserved: tuple[str, ...] = ("name", "device"), **schema: object) -> dict[str, object]:
     """A schema for a component spec ``{"type": ..., <constructor arguments>}``.
 
     ``kind`` picks the allowed types from the registry (see :data:`KINDS`); ``types`` lists them instead.
     ``extra`` keys are allowed besides the constructor arguments (the agent reads them itself); ``reserved``
     arguments are set by the agent and may not appear. ``schema`` adds ordinary JSON-schema keywords.
     """
-    return {"type": "object", "required": ["type"], **schema,
-            COMPONENT_KEYWORD: {"kind": kind, "types": types, "extra": list(extra), "reserved": list(reserved)}}
+    options: ComponentOptions = {"kind": kind, "types": types, "extra": list(extra), "reserved": list(reserved)}
+    return {"type": "object", "required": ["type"], **schema, COMPONENT_KEYWORD: options}
 
 
-def _has_api(*names: str):
+def _has_api(*names: str) -> Callable[[type[Component]], bool]:
     return lambda cls: any(name in cls.api_methods for name in names)
 
 
-def _subclass_of(base: type):
+def _subclass_of(base: type) -> Callable[[type[Component]], bool]:
     return lambda cls: issubclass(cls, base)
 
 
@@ -192,7 +205,8 @@ def constructor_arguments(cls: type) -> tuple[set[str], set[str]]:
     return accepted, required or set()
 
 
-def _check_component(validator: Any, options: dict[str, Any], instance: object, schema: dict[str, Any]) -> Iterator:
+def _check_component(validator: Validator, options: ComponentOptions, instance: object,
+                     schema: Mapping[str, object]) -> Iterator[ValidationError]:
     """The ``component`` schema keyword: a known type of the right kind, and only arguments that type takes."""
     from jsonschema.exceptions import ValidationError
 
@@ -227,8 +241,8 @@ def _check_component(validator: Any, options: dict[str, Any], instance: object, 
 
 ACTIVATIONS = ("linear", "relu", "tanh", "sigmoid", "elu", "selu", "leaky_relu", "softplus", "swish")
 """Activation names every backend's ops know (``tests/test_catalogue.py`` holds them to both backends)."""
-SIZE = {"minimum": 1, "maximum": 1 << 16}
-ARGUMENT_RULES: dict[str, dict[str, Any]] = {
+SIZE: dict[str, object] = {"minimum": 1, "maximum": 1 << 16}
+ARGUMENT_RULES: dict[str, dict[str, object]] = {
     # by argument name, over what its annotation says: sane ranges for sizes, the names of activations
     "units": SIZE, "filters": SIZE, "advantage_units": {"items": SIZE}, "value_units": {"items": SIZE},
     "capacity": {"minimum": 1, "maximum": (1 << 31) - 1}, "num_shards": {"minimum": 1, "maximum": 1024},
@@ -244,11 +258,11 @@ ARGUMENT_RULES: dict[str, dict[str, Any]] = {
 
 
 @functools.cache
-def argument_schemas(cls: type) -> dict[str, dict[str, Any]]:
+def argument_schemas(cls: type) -> dict[str, dict[str, object]]:
     """JSON schemas of ``cls``'s constructor arguments, derived once from their annotations (``int``,
     ``float``, ``bool``, ``str``, ``Literal``, optional and sequence forms; anything else is left free) and
     :data:`ARGUMENT_RULES` — so every registered component's spec is checked by type and range for free."""
-    schemas: dict[str, dict[str, Any]] = {}
+    schemas: dict[str, dict[str, object]] = {}
     for klass in cls.__mro__:
         init = klass.__dict__.get("__init__")
         if init is None:
@@ -266,7 +280,7 @@ def argument_schemas(cls: type) -> dict[str, dict[str, Any]]:
     return schemas
 
 
-def _schema_of(hint: Any) -> dict[str, Any] | None:
+def _schema_of(hint: object) -> dict[str, object] | None:
     """A JSON schema for a type annotation, or None where it says nothing checkable."""
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if hint is bool:
@@ -310,15 +324,16 @@ def validate_config(config: Mapping[str, object], schema: Mapping[str, object],
     return merged
 
 
-_VALIDATORS: dict[int, tuple[Mapping[str, Any], Any]] = {}  # id(schema) -> (the schema, kept alive; its validator)
+_VALIDATORS: dict[int, tuple[Mapping[str, object], Validator]] = {}
+"""id(schema) -> (the schema, kept alive; its validator)."""
 
 
-def _config_error(error: object) -> ConfigError:
+def _config_error(error: ValidationError) -> ConfigError:
     """A jsonschema ValidationError as a ConfigError: JSON path, message, expected and got."""
     path = [str(part) for part in error.absolute_path]
     keyword, value, instance = error.validator, error.validator_value, error.instance
-    expected: Any = getattr(error, "rlw_expected", None)
-    got: Any = getattr(error, "rlw_got", instance)
+    expected: object = getattr(error, "rlw_expected", None)
+    got: object = getattr(error, "rlw_got", instance)
     message = error.message
     if keyword == "additionalProperties" and isinstance(instance, dict):
         allowed = sorted(error.schema.get("properties", {}))
@@ -364,29 +379,29 @@ def config_section(path: str) -> Iterator[None]:
 
 
 # ----- schema pieces shared by the agents' schemas ------------------------------------------------------------
-def section(properties: dict[str, Any]) -> dict[str, Any]:
+def section(properties: dict[str, object]) -> dict[str, object]:
     """A config section: an object with exactly these keys (all required once defaults are merged)."""
     return {"type": "object", "additionalProperties": False, "required": sorted(properties),
             "properties": properties}
 
 
-POSITIVE_INT: dict[str, Any] = {"type": "integer", "minimum": 1, "maximum": (1 << 31) - 1}  # counts, sizes: int32
-UNITS: dict[str, Any] = {"type": "array", "items": POSITIVE_INT}
-PROBABILITY: dict[str, Any] = {"type": "number", "minimum": 0, "maximum": 1}
-OPTIMIZER: dict[str, Any] = component_spec(
+POSITIVE_INT: dict[str, object] = {"type": "integer", "minimum": 1, "maximum": (1 << 31) - 1}  # counts, sizes: int32
+UNITS: dict[str, object] = {"type": "array", "items": POSITIVE_INT}
+PROBABILITY: dict[str, object] = {"type": "number", "minimum": 0, "maximum": 1}
+OPTIMIZER: dict[str, object] = component_spec(
     "optimizer", reserved=("variables_of", "name", "device"),
     properties={"learning_rate": {"type": "number", "exclusiveMinimum": 0},
                 "clip_grad_norm": {"type": ["number", "null"], "exclusiveMinimum": 0},
                 "clip_grad_value": {"type": ["number", "null"], "exclusiveMinimum": 0}})
 """An optimizer spec for an agent's model (the agent sets ``variables_of``)."""
-OFF_POLICY_UPDATE: dict[str, Any] = section({
+OFF_POLICY_UPDATE: dict[str, object] = section({
     "batch_size": POSITIVE_INT,
     "learning_starts": {"type": "integer", "minimum": 0},
     "update_interval": POSITIVE_INT,
     "gradient_steps": POSITIVE_INT,
 })
 """The ``update`` section of replay-based agents: batch size, warm-up, and how often and how much to learn."""
-RAY_SETTINGS: dict[str, Any] = {
+RAY_SETTINGS: dict[str, object] = {
     "workers": POSITIVE_INT, "envs_per_worker": POSITIVE_INT, "fragment_length": POSITIVE_INT,
     "shards": POSITIVE_INT, "replay_in_flight": POSITIVE_INT, "broadcast_every": POSITIVE_INT,
     "weight_sync_steps": POSITIVE_INT, "queue_size": POSITIVE_INT, "max_restarts": {"type": "integer", "minimum": 0},
@@ -399,7 +414,7 @@ RAY_SETTINGS: dict[str, Any] = {
 }
 """Settings of a run on Ray (see :mod:`rlworkbench.execution.ray.settings` for their meaning and defaults)."""
 
-EXECUTION: dict[str, Any] = {
+EXECUTION: dict[str, object] = {
     "type": "object", "additionalProperties": False,
     "properties": {"devices": {"anyOf": [{"type": "null"}, POSITIVE_INT, {
         "type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}]},
@@ -409,13 +424,13 @@ EXECUTION: dict[str, Any] = {
 GPUs; see :meth:`Agent.build`); ``ray`` — how a run on Ray is laid out (workers, shards, sync intervals …)."""
 
 
-def with_execution(schema: dict[str, Any]) -> dict[str, Any]:
+def with_execution(schema: dict[str, object]) -> dict[str, object]:
     """An agent's schema with the optional ``execution`` section (not required, no defaults)."""
-    schema["properties"]["execution"] = EXECUTION
+    cast("dict[str, object]", schema["properties"])["execution"] = EXECUTION  # a section(...)'s properties
     return schema
 
 
-TARGET_SYNC: dict[str, Any] = section({
+TARGET_SYNC: dict[str, object] = section({
     "sync_interval": POSITIVE_INT,
     "tau": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
 })

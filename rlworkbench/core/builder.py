@@ -19,7 +19,7 @@ import fnmatch
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -365,8 +365,8 @@ class _Build:
         try:
             if spec.output_spaces is not None:
                 in_spaces = [a.space if isinstance(a, Record) else a for a in call.args]
-                declared = spec.output_spaces(component, *in_spaces)
-                spaces = [declared] if count == 1 else list(declared)
+                declared = spec.output_spaces(component, *in_spaces)  # a space, or one per output
+                spaces = [cast(Space, declared)] if count == 1 else list(cast("Iterable[Space]", declared))
             else:
                 fn = with_container_options(spec, spec.implementation(self.backend.name))
                 with self.backend.device_scope(component.resolved_device):

@@ -21,7 +21,7 @@ import functools
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn, overload
 
 from rlworkbench.core import call_modes
 from rlworkbench.errors import BuildError
@@ -35,19 +35,19 @@ class GraphFnSpec:
     """What ``@graph_fn`` knows of a function: returns, container handling, variants per backend."""
 
     name: str
-    fn: Callable[..., Any]
-    returns: int | Callable[[Any], int] = 1
+    fn: Callable[..., object]
+    returns: int | Callable[[Component], int] = 1
     flatten: bool = False
     split: bool = False
     pass_key: bool = False
     requires_grad: bool = False
-    output_spaces: Callable[..., Any] | None = None
-    variants: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    output_spaces: Callable[..., object] | None = None
+    variants: dict[str, Callable[..., object]] = field(default_factory=dict)
 
-    def num_returns(self, component: Any) -> int:
+    def num_returns(self, component: Component) -> int:
         return self.returns(component) if callable(self.returns) else int(self.returns)
 
-    def implementation(self, backend_name: str) -> Callable[..., Any]:
+    def implementation(self, backend_name: str) -> Callable[..., object]:
         """The function for a backend: its own variant where one was written, the shared one otherwise."""
         return self.variants.get(backend_name, self.fn)
 
@@ -62,7 +62,7 @@ class ApiSpec:
     """
 
     name: str
-    fn: Callable[..., Any]
+    fn: Callable[..., object]
     must_be_complete: bool = True
     graph_fn: GraphFnSpec | None = None
     signature: inspect.Signature = field(init=False)
@@ -110,7 +110,7 @@ class Declared:
         except (KeyError, AttributeError):
             return self._not_bound(component)
 
-    def _not_bound(self, component: Component) -> Callable[..., Any]:
+    def _not_bound(self, component: Component) -> Callable[..., object]:
         """A built component reached through ``super()`` binds the base's function now; an unbuilt one raises."""
         if getattr(component, "_built", False) and component.backend is not None:
             bound = component.backend.bind_call(self, component)
@@ -119,7 +119,7 @@ class Declared:
         what, where = (("API methods", {"api_method": self.name}) if self.kind == "api"
                        else ("graph functions", {"graph_fn": self.name}))
 
-        def not_built(*args: object, **kwargs: object) -> Any:
+        def not_built(*args: object, **kwargs: object) -> NoReturn:
             raise BuildError(f"this component is not built: build it (ComponentTest, build(...), an agent) before "
                              f"calling its {what}", component=component.path, **where)
 
@@ -135,7 +135,7 @@ class GraphFunction(Declared):
     kind = "graph_fn"
     spec: GraphFnSpec
 
-    def variant(self, backend_name: str) -> Callable[[Callable[..., Any]], GraphFunction]:
+    def variant(self, backend_name: str) -> Callable[[Callable[..., object]], GraphFunction]:
         """``@name.variant("tf")`` adds a body for one backend, where the maths truly differs."""
 
         def register(body: Callable[..., object]) -> GraphFunction:
@@ -155,7 +155,7 @@ class ApiMethod(Declared):
     def graph_function(self) -> GraphFunction | None:
         return self._graph_function
 
-    def variant(self, backend_name: str) -> Callable[[Callable[..., Any]], ApiMethod]:
+    def variant(self, backend_name: str) -> Callable[[Callable[..., object]], ApiMethod]:
         if self._graph_function is None:
             raise TypeError(f"API method '{self.name}' is no graph function: only graph functions have variants")
 
@@ -168,8 +168,18 @@ class ApiMethod(Declared):
     _graph_function: GraphFunction | None = None
 
 
-def api(fn: Callable[..., Any] | GraphFunction | None = None, *, must_be_complete: bool = True,
-        name: str | None = None) -> Any:
+@overload
+def api(fn: Callable[..., object] | GraphFunction, *, must_be_complete: bool = True,
+        name: str | None = None) -> ApiMethod: ...
+
+
+@overload
+def api(fn: None = None, *, must_be_complete: bool = True,
+        name: str | None = None) -> Callable[[Callable[..., object] | GraphFunction], ApiMethod]: ...
+
+
+def api(fn: Callable[..., object] | GraphFunction | None = None, *, must_be_complete: bool = True,
+        name: str | None = None) -> ApiMethod | Callable[[Callable[..., object] | GraphFunction], ApiMethod]:
     """Declares an API method: the only way into a component from outside.
 
     An API method routes: it calls sub-components' API methods and its own graph functions, and returns what
@@ -180,7 +190,7 @@ def api(fn: Callable[..., Any] | GraphFunction | None = None, *, must_be_complet
     (for inputs that come back from its own outputs, such as priorities of sampled indices).
     """
 
-    def decorate(target: Callable[..., Any] | GraphFunction) -> ApiMethod:
+    def decorate(target: Callable[..., object] | GraphFunction) -> ApiMethod:
         if isinstance(target, GraphFunction):
             spec = ApiSpec(name or target.name, target.fn, must_be_complete, graph_fn=target.spec)
             method = ApiMethod(target.fn, spec)
@@ -191,16 +201,42 @@ def api(fn: Callable[..., Any] | GraphFunction | None = None, *, must_be_complet
     return decorate(fn) if fn is not None else decorate
 
 
+@overload
 def graph_fn(
-    fn: Callable[..., Any] | None = None,
+    fn: Callable[..., object],
     *,
-    returns: int | Callable[[Any], int] = 1,
+    returns: int | Callable[[Any], int] = 1,  # lambda component: n, reading the component's own attributes
     flatten: bool = False,
     split: bool = False,
     pass_key: bool = False,
     requires_grad: bool = False,
-    output_spaces: Callable[..., Any] | None = None,
-) -> Any:
+    output_spaces: Callable[..., object] | None = None,
+) -> GraphFunction: ...
+
+
+@overload
+def graph_fn(
+    fn: None = None,
+    *,
+    returns: int | Callable[[Any], int] = 1,  # lambda component: n, reading the component's own attributes
+    flatten: bool = False,
+    split: bool = False,
+    pass_key: bool = False,
+    requires_grad: bool = False,
+    output_spaces: Callable[..., object] | None = None,
+) -> Callable[[Callable[..., object]], GraphFunction]: ...
+
+
+def graph_fn(
+    fn: Callable[..., object] | None = None,
+    *,
+    returns: int | Callable[[Any], int] = 1,  # lambda component: n, reading the component's own attributes
+    flatten: bool = False,
+    split: bool = False,
+    pass_key: bool = False,
+    requires_grad: bool = False,
+    output_spaces: Callable[..., object] | None = None,
+) -> GraphFunction | Callable[[Callable[..., object]], GraphFunction]:
     """Declares a graph function: the only place where backend tensors appear.
 
     - ``returns``: how many values it returns (an int, or ``lambda component: n``); never inferred.

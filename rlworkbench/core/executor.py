@@ -10,7 +10,7 @@ from __future__ import annotations
 import abc
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 
@@ -25,8 +25,10 @@ if TYPE_CHECKING:
     from rlworkbench.core.component import Component
     from rlworkbench.core.export import ExportPlan
     from rlworkbench.core.graph import ComponentGraph
+    from rlworkbench.core.records import ApiCall
 
-Call = tuple[str, Any]
+Call = tuple[str, object]
+T = TypeVar("T")
 
 
 class Executor(abc.ABC):
@@ -38,8 +40,8 @@ class Executor(abc.ABC):
         self.graph = graph
         self.root = graph.root
         self.backend = backend
-        self._entries: dict[tuple[str, str, bool], Callable[..., Any]] = {}
-        self._root_entries: dict[bool, dict[str, Callable[..., Any]]] = {True: {}, False: {}}
+        self._entries: dict[tuple[str, str, bool], Callable[..., object]] = {}
+        self._root_entries: dict[bool, dict[str, Callable[..., object]]] = {True: {}, False: {}}
         for name in graph.root_inputs:
             for as_numpy in (True, False):
                 entry = self._make_entry(self.root, name, as_numpy)
@@ -48,7 +50,7 @@ class Executor(abc.ABC):
 
     # ----- backend hooks ----------------------------------------------------------------------------------------
     @abc.abstractmethod
-    def _make_entry(self, component: Component, api_name: str, as_numpy: bool) -> Callable[..., Any]:
+    def _make_entry(self, component: Component, api_name: str, as_numpy: bool) -> Callable[..., object]:
         """A function taking the API method's arguments (NumPy or tensors), returning its outputs."""
 
     # ----- running ----------------------------------------------------------------------------------------------
@@ -65,7 +67,7 @@ class Executor(abc.ABC):
             return entry(*calls[1:], **kwargs)
         return self._execute_many([(name, *_as_args(args)) for name, args in calls], as_numpy)
 
-    def _execute_many(self, calls: list[tuple[str, tuple, dict]], as_numpy: bool) -> list[Any]:
+    def _execute_many(self, calls: list[tuple[str, tuple, dict]], as_numpy: bool) -> list[object]:
         """Several root API calls; backends that can fuse them into one graph call override this."""
         return [self.execute(name, *args, as_numpy=as_numpy, **kwargs) for name, args, kwargs in calls]
 
@@ -137,7 +139,7 @@ class Executor(abc.ABC):
 
     # ----- helpers for backends ------------------------------------------------------------------------------
     def input_converters(self, component: Component, api_name: str,
-                         to_backend: Callable[[np.ndarray, Space], Any]) -> list[Callable[[Any], Any]]:
+                         to_backend: Callable[[np.ndarray, Space], object]) -> list[Callable[[object], object]]:
         """One checking converter per parameter of the API method's first call (constants are left as they are)."""
         call = self.graph.calls_of(component, api_name)[0]
         converters = []
@@ -150,7 +152,7 @@ class Executor(abc.ABC):
         return converters
 
     def output_converter(self, component: Component, api_name: str,
-                         to_numpy: Callable[[Any], Any]) -> Callable[[Any], Any]:
+                         to_numpy: Callable[[Any], object]) -> Callable[[Any], object]:
         outputs = self.graph.calls_of(component, api_name)[0].outputs
         if isinstance(outputs, Record) and not isinstance(outputs.space, ContainerSpace):
             return to_numpy
@@ -161,11 +163,11 @@ class Executor(abc.ABC):
     backend_tensor_type: type | tuple[type, ...] = ()
 
 
-def _identity(value: object) -> Any:
+def _identity(value: T) -> T:
     return value
 
 
-def _as_args(args: Any) -> tuple[tuple, dict]:
+def _as_args(args: object) -> tuple[tuple, dict]:
     return (tuple(args) if isinstance(args, list) else (args,)), {}
 
 
@@ -174,7 +176,7 @@ class EntryArguments:
     keyword-only ones by name; inputs that were constants in the graph (an optional one left as ``None``) may be
     left out and keep their recorded value."""
 
-    def __init__(self, component: Component, call: Any):
+    def __init__(self, component: Component, call: ApiCall):
         spec = call.spec
         self.names = list(call.inputs)
         self.keyword_only = [name for name in self.names if name in spec.keyword_only]
@@ -183,7 +185,7 @@ class EntryArguments:
         self.plain = not self.keyword_only and not self.recorded  # every input a record, none by name
         self.where = {"component": component.path, "api_method": spec.name}
 
-    def values(self, args: tuple, kwargs: dict[str, object]) -> list[Any]:
+    def values(self, args: tuple, kwargs: dict[str, object]) -> list[object]:
         """One value per input, in :attr:`names` order."""
         if len(args) > len(self.positional):
             raise SpaceError(f"wrong number of arguments: it takes {self.positional} positionally"
@@ -203,8 +205,9 @@ class EntryArguments:
         return [given[name] if name in given else self.recorded[name] for name in self.names]
 
 
-def input_converter(space: Space, to_backend: Callable[[np.ndarray, Space], Any], tensor_type: Any,
-                    context: dict[str, str], key_path: str = "") -> Callable[[Any], Any]:
+def input_converter(space: Space, to_backend: Callable[[np.ndarray, Space], object],
+                    tensor_type: type | tuple[type, ...], context: dict[str, str],
+                    key_path: str = "") -> Callable[[object], object]:
     """Checks a value against ``space`` (dtype kind, exact declared ranks, core shape) and converts it.
 
     Checks are the cheap ones (no bounds scan), so the per-call cost stays small. Backend tensors pass as
@@ -218,7 +221,7 @@ def input_converter(space: Space, to_backend: Callable[[np.ndarray, Space], Any]
     core, extra, kinds, dtype = space.shape, space.num_extra_ranks, space.dtype_kinds, space.dtype
     rank = len(core) + extra
 
-    def convert(value: object) -> Any:
+    def convert(value: object) -> object:
         if not isinstance(value, np.ndarray):
             if isinstance(value, tensor_type):
                 return value
@@ -245,21 +248,24 @@ def _raise_mismatch(space: BoxSpace, value: np.ndarray, context: dict[str, str],
                      got=f"shape {value.shape}", **context)
 
 
-def _container_converter(space: ContainerSpace, to_backend: Callable[[np.ndarray, Space], Any], tensor_type: Any,
-                         context: dict[str, str], key_path: str) -> Callable[[Any], Any]:
+def _container_converter(space: ContainerSpace, to_backend: Callable[[np.ndarray, Space], object],
+                         tensor_type: type | tuple[type, ...], context: dict[str, str],
+                         key_path: str) -> Callable[[object], object]:
     children = {key: input_converter(child, to_backend, tensor_type, context, nest.join(key_path, key))
                 for key, child in space.children()}
     is_tuple = not hasattr(space, "keys")
 
-    def convert(value: object) -> Any:
-        try:
+    def convert(value: object) -> object:
+        try:  # a tuple (list) or a mapping of values: anything else raises TypeError, and check() names it
             if is_tuple:
-                if len(value) != len(children):
-                    raise KeyError(len(value))
-                return tuple(children[i](v) for i, v in enumerate(value))
-            if set(value) != set(children):
-                raise KeyError(sorted(set(value) ^ set(children)))
-            return {key: convert_child(value[key]) for key, convert_child in children.items()}
+                items = cast("Sequence[object]", value)
+                if len(items) != len(children):
+                    raise KeyError(len(items))
+                return tuple(children[i](v) for i, v in enumerate(items))
+            mapping = cast("Mapping[str, object]", value)
+            if set(mapping) != set(children):
+                raise KeyError(sorted(set(mapping) ^ set(children)))
+            return {key: convert_child(mapping[key]) for key, convert_child in children.items()}
         except (KeyError, TypeError):
             try:
                 space.check(value, key_path)

@@ -18,17 +18,19 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
 from rlworkbench import nest
 from rlworkbench.core.records import Record
 from rlworkbench.errors import BuildError, ConfigError, SpaceError
+from rlworkbench.nest import JSONValue
 from rlworkbench.spaces import BoxSpace, ContainerSpace, FloatBox, IntBox, NumericBox, Space, TextBox
 
 if TYPE_CHECKING:
     from rlworkbench.core.graph import ComponentGraph
+    from rlworkbench.core.records import ApiCall
 
 SIDECAR_VERSION = 1
 _NAME = re.compile(r"\W")
@@ -81,7 +83,7 @@ class ExportTensor:
         batch, time = ["batch"] * space.has_batch_rank, ["time"] * space.has_time_rank
         return dict(enumerate(time + batch if space.time_major else batch + time))
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> dict[str, JSONValue]:
         return {"name": self.name, "argument": self.argument, "key_path": self.key_path,
                 "shape": list(self.shape), "dtype": self.space.dtype.name,
                 "dynamic_axes": {str(axis): name for axis, name in self.dynamic_axes.items()},
@@ -138,7 +140,7 @@ class ExportPlan:
                 raise ConfigError("exported tensor names collide", expected="distinct names", got=seen, **where)
 
     # ----- running the chain ------------------------------------------------------------------------------------
-    def __call__(self, *flat_inputs: object) -> list[Any]:
+    def __call__(self, *flat_inputs: object) -> list[object]:
         """The chained API methods on backend tensors (one per input leaf): a list, one per output leaf."""
         supplied = iter(flat_inputs)
         args = []
@@ -168,7 +170,7 @@ class ExportPlan:
 
     # ----- describing it ------------------------------------------------------------------------------------------
     def describe(self, format: str, backend: str, path: Path, metadata: Mapping[str, object] | None = None,
-                 ) -> dict[str, Any]:
+                 ) -> dict[str, object]:
         return {"rlworkbench_export": SIDECAR_VERSION, "rlworkbench_version": _package_version(), "format": format,
                 "backend": backend, "model": path.name, "api_methods": list(self.api_methods),
                 "inputs": [t.describe() for t in self.inputs], "outputs": [t.describe() for t in self.outputs],
@@ -196,7 +198,7 @@ def _moderate(space: BoxSpace, value: np.ndarray, rng: np.random.Generator) -> n
     return np.where(huge, normal, value).astype(value.dtype)
 
 
-def _check_chain(graph: ComponentGraph, previous: Any, call: Any) -> None:
+def _check_chain(graph: ComponentGraph, previous: ApiCall, call: ApiCall) -> None:
     """``call`` must take exactly one value, and ``previous``'s output must fit it."""
     records = call.input_records()
     where = {"component": graph.root.path, "api_method": call.name}
@@ -219,7 +221,7 @@ def _tensor_name(base: str, key_path: str) -> str:
     return _NAME.sub("_", base if not key_path else f"{base}_{key_path}")
 
 
-def _space_leaves(structure: Any, prefix: str) -> list[tuple[str, BoxSpace]]:
+def _space_leaves(structure: object, prefix: str) -> list[tuple[str, BoxSpace]]:
     """``(key_path, leaf space)`` of an API method's output structure (spaces, or tuples/dicts of them)."""
     if isinstance(structure, Space):
         return [(nest.join(prefix, key) if key else prefix, leaf) for key, leaf in structure.flatten().items()]
@@ -230,18 +232,21 @@ def _space_leaves(structure: Any, prefix: str) -> list[tuple[str, BoxSpace]]:
     return []
 
 
-def _value_leaves(structure: Any, value: object) -> list[Any]:
-    """The leaves of an output value, in the order of :func:`_space_leaves`."""
+def _value_leaves(structure: object, value: object) -> list[object]:
+    """The leaves of an output value (of the structure of the output's spaces), in the order of
+    :func:`_space_leaves`."""
     if isinstance(structure, Space):
         return list(structure.flatten(value).values())
     if isinstance(structure, Mapping):
-        return [leaf for key, child in structure.items() for leaf in _value_leaves(child, value[key])]
+        mapping = cast("Mapping[str, object]", value)
+        return [leaf for key, child in structure.items() for leaf in _value_leaves(child, mapping[key])]
     if isinstance(structure, (tuple, list)):
-        return [leaf for i, child in enumerate(structure) for leaf in _value_leaves(child, value[i])]
+        items = cast("Sequence[object]", value)
+        return [leaf for i, child in enumerate(structure) for leaf in _value_leaves(child, items[i])]
     return []
 
 
-def space_to_json(space: Any) -> Any:
+def space_to_json(space: Space | None) -> dict[str, JSONValue] | None:
     """A JSON description of a space: type, core shape, dtype, bounds (``"inf"`` for infinite ones), ranks."""
     if space is None:
         return None
@@ -249,7 +254,7 @@ def space_to_json(space: Any) -> Any:
     if isinstance(space, ContainerSpace):
         children = {str(key): space_to_json(child) for key, child in space.children()}
         return {"type": type(space).__name__, "children": children, **ranks}
-    described: dict[str, Any] = {"type": type(space).__name__, "shape": list(space.shape),
+    described: dict[str, JSONValue] = {"type": type(space).__name__, "shape": list(space.shape),
                                  "dtype": space.dtype.name, **ranks}
     if isinstance(space, NumericBox):
         described.update(low=_json_array(space.low), high=_json_array(space.high))
@@ -258,11 +263,11 @@ def space_to_json(space: Any) -> Any:
     return described
 
 
-def _json_array(array: np.ndarray) -> Any:
+def _json_array(array: np.ndarray) -> JSONValue:
     return _json_number(array.item()) if array.ndim == 0 else [_json_array(row) for row in array]
 
 
-def _json_number(value: object) -> Any:
+def _json_number(value: float) -> int | float | str:
     value = float(value)
     if np.isfinite(value):
         return int(value) if value.is_integer() and abs(value) < 2**53 else value

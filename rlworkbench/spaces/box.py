@@ -9,6 +9,7 @@ from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 
 from rlworkbench.errors import SpaceError
 from rlworkbench.spaces.space import RankFlag, Size, Space, as_generator
@@ -20,7 +21,7 @@ class BoxSpace(Space):
     dtype_kinds: str = ""  # numpy dtype kinds a value may have (e.g. "f" for floats)
     default_dtype: str = "float32"
 
-    def __init__(self, shape: tuple[int, ...] | int | None = None, dtype: Any = None, **ranks: bool):
+    def __init__(self, shape: tuple[int, ...] | int | None = None, dtype: DTypeLike | None = None, **ranks: bool):
         super().__init__(**ranks)
         if isinstance(shape, (int, np.integer)):
             shape = (int(shape),)
@@ -106,7 +107,8 @@ class NumericBox(BoxSpace):
 
     high_inclusive = True
 
-    def __init__(self, low: Any = None, high: Any = None, shape: Any = None, dtype: Any = None, **ranks: bool):
+    def __init__(self, low: ArrayLike | None = None, high: ArrayLike | None = None,
+                 shape: tuple[int, ...] | int | None = None, dtype: Any = None, **ranks: bool):
         if shape is None:
             shape = np.broadcast_shapes(np.shape(low) if low is not None else (),
                                         np.shape(high) if high is not None else ())
@@ -122,12 +124,12 @@ class NumericBox(BoxSpace):
             bound = bound.flat[0].copy()  # keep scalar bounds scalar: compact repr, cheap checks
         return bound
 
-    bound_dtype: Any = np.float64  # None: the value dtype
+    bound_dtype: DTypeLike | None = np.float64  # None: the value dtype
 
-    def _default_low(self) -> Any:
+    def _default_low(self) -> float:
         return -np.inf
 
-    def _default_high(self) -> Any:
+    def _default_high(self) -> float:
         return np.inf
 
     @property
@@ -146,7 +148,7 @@ class NumericBox(BoxSpace):
                              expected=f"values in [{_bound_text(self.low)}, {_bound_text(self.high)}{closing}",
                              got=f"min {array.min()}, max {array.max()}")
 
-    def _checked_bounds(self) -> tuple[Any, Any]:
+    def _checked_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         return self.low, self.high
 
     def _key(self) -> tuple:
@@ -210,7 +212,7 @@ class FloatBox(NumericBox):
             raise SpaceError("FloatBox value is not finite", key_path=key_path or None, expected="finite values",
                              got=f"{int(np.sum(~np.isfinite(array)))} NaN or infinite of {array.size}")
 
-    def sample(self, size: Size = None, seed: Any = None) -> np.ndarray:
+    def sample(self, size: Size = None, seed: int | np.random.Generator | None = None) -> np.ndarray:
         rng = as_generator(seed)
         shape = self.size_dims(size) + self._shape
         low = np.broadcast_to(self.low, self._shape)
@@ -235,7 +237,8 @@ class IntBox(NumericBox):
     high_inclusive = False
     bound_dtype = np.float64  # float bounds so that unbounded ends can be ±inf
 
-    def __init__(self, low: Any = None, high: Any = None, shape: Any = None, dtype: Any = None, **ranks: bool):
+    def __init__(self, low: ArrayLike | None = None, high: ArrayLike | None = None,
+                 shape: tuple[int, ...] | int | None = None, dtype: Any = None, **ranks: bool):
         if high is None and low is not None:  # IntBox(n): the n categories 0 … n-1
             low, high = 0, low
         elif low is None and high is not None:
@@ -256,12 +259,12 @@ class IntBox(NumericBox):
         return FloatBox(0.0, 1.0, shape=self._shape + (self.num_categories,), add_batch_rank=self.has_batch_rank,
                         add_time_rank=self.has_time_rank, time_major=self.time_major)
 
-    def _checked_bounds(self) -> tuple[Any, Any]:
+    def _checked_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         # float64 bounds cannot tell 2**63 - 1 from 2**63: bounds at or past the int64 range are the dtype's own
         return (np.where(self.low <= -(2.0**63), -np.inf, self.low),
                 np.where(self.high >= 2.0**63, np.inf, self.high))
 
-    def sample(self, size: Size = None, seed: Any = None) -> np.ndarray:
+    def sample(self, size: Size = None, seed: int | np.random.Generator | None = None) -> np.ndarray:
         rng = as_generator(seed)
         info = np.iinfo(self._dtype)
         floor, ceil = max(int(info.min), -(2**62)), min(int(info.max) + 1, 2**62)  # representable, int64-safe
@@ -279,10 +282,10 @@ class BoolBox(BoxSpace):
     dtype_kinds = "b"
     default_dtype = "bool"
 
-    def __init__(self, shape: Any = None, **ranks: bool):
+    def __init__(self, shape: tuple[int, ...] | int | None = None, **ranks: bool):
         super().__init__(shape, "bool", **ranks)
 
-    def sample(self, size: Size = None, seed: Any = None) -> np.ndarray:
+    def sample(self, size: Size = None, seed: int | np.random.Generator | None = None) -> np.ndarray:
         return as_generator(seed).random(self.size_dims(size) + self._shape) < 0.5
 
 
@@ -293,13 +296,13 @@ class TextBox(BoxSpace):
     default_dtype = "object"
     _default_charset = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
-    def __init__(self, shape: Any = None, min_length: int = 0, max_length: int = 32, charset: str | None = None,
-                 **ranks: bool):
+    def __init__(self, shape: tuple[int, ...] | int | None = None, min_length: int = 0, max_length: int = 32,
+                 charset: str | None = None, **ranks: bool):
         super().__init__(shape, "object", **ranks)
         self.min_length, self.max_length = int(min_length), int(max_length)
         self.charset = charset or self._default_charset
 
-    def sample(self, size: Size = None, seed: Any = None) -> np.ndarray:
+    def sample(self, size: Size = None, seed: int | np.random.Generator | None = None) -> np.ndarray:
         rng = as_generator(seed)
         shape = self.size_dims(size) + self._shape
         chars = np.array(list(self.charset))

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
+
 from rlworkbench import nest
 from rlworkbench.errors import SpaceError
 from rlworkbench.spaces.space import RankFlag, Size, Space, as_generator
@@ -60,7 +62,7 @@ class ContainerSpace(Space):
     def flat_dim(self) -> int:
         return sum(s.flat_dim for _, s in self.children())
 
-    def sample(self, size: Size = None, seed: Any = None) -> object:
+    def sample(self, size: Size = None, seed: int | np.random.Generator | None = None) -> object:
         rng = as_generator(seed)
         return self._structure(lambda s: s.sample(size, rng))
 
