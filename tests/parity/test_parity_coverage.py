@@ -58,6 +58,8 @@ COVERED = {
     "policy": "test_parity_policies.py",
     "polynomial_decay": "test_parity_distributions.py",
     "ppo_loss": "test_parity_losses.py",
+    "recurrent_network": "test_parity_recurrent.py",
+    "recurrent_policy": "test_parity_recurrent.py",
     "preprocessor_stack": "test_parity_stacks_and_containers.py",
     "prioritized_replay": "test_parity_memories.py",
     "replay_memory": "test_parity_memories.py",

@@ -8,6 +8,8 @@ from rlworkbench.components.layers.layer import Layer
 from rlworkbench.components.layers.lstm import LSTM
 from rlworkbench.components.layers.max_pool2d import MaxPool2D
 from rlworkbench.components.layers.neural_network import NeuralNetwork
+from rlworkbench.components.layers.recurrent_network import RecurrentNetwork, is_recurrent_spec
 from rlworkbench.components.layers.residual import Residual
 
-__all__ = ["LSTM", "Concat", "Conv2D", "Dense", "ImageLayer", "Layer", "MaxPool2D", "NeuralNetwork", "Residual"]
+__all__ = ["LSTM", "Concat", "Conv2D", "Dense", "ImageLayer", "Layer", "MaxPool2D", "NeuralNetwork", "RecurrentNetwork",
+           "Residual", "is_recurrent_spec"]

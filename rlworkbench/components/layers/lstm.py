@@ -12,12 +12,19 @@ from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
 from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError, SpaceError
-from rlworkbench.spaces import FloatBox, Space, Tuple
+from rlworkbench.spaces import BoolBox, FloatBox, Space, Tuple
+
+State = tuple[Tensor, Tensor]
+
+
+def state_space(units: int) -> Tuple:
+    """The space of an LSTM state ``(h, c)`` of ``units`` each, with a batch rank."""
+    state = FloatBox(shape=(units,), add_batch_rank=True)
+    return Tuple(state, state)
 
 
 def _state_space(lstm: LSTM, inputs: Space) -> Space:
-    state = FloatBox(shape=(lstm.units,), add_batch_rank=True)
-    return Tuple(state, state)
+    return state_space(lstm.units)
 
 
 def _is_state_space(space: Space, units: int) -> bool:
@@ -31,8 +38,12 @@ class LSTM(Component):
     """An LSTM over inputs ``FloatBox(shape=(n,))`` with batch and time ranks (batch- or time-major).
 
     Its API methods return ``(outputs, (h, c))``: ``outputs`` is ``h`` of every step (with the input's ranks),
-    ``(h, c)`` the final state, each ``FloatBox(shape=(units,))`` with a batch rank. A composition that only
-    calls ``apply`` needs no space for a state.
+    ``(h, c)`` the final state, each ``FloatBox(shape=(units,))`` with a batch rank (``unroll``: the state after
+    every step, with the input's ranks). A composition that only calls ``apply`` needs no space for a state.
+
+    ``resets`` (``BoolBox`` with the input's batch and time ranks, optional) marks the steps that begin a new
+    episode: the state carried into such a step is zeroed first (inside the unroll, row by row), so one call can
+    run over sequences that cross episode boundaries.
 
     Per step, with ``z = x @ kernel + h @ recurrent_kernel + bias`` split into gates ``[i, f, g, o]`` (this
     order, ``units`` each, as Keras/TensorFlow): ``c' = sigmoid(f) * c + sigmoid(i) * tanh(g)``,
@@ -61,6 +72,12 @@ class LSTM(Component):
         if state is not None and not _is_state_space(state, self.units):
             raise SpaceError("initial state must be (h, c)", argument="initial_state",
                              expected=_state_space(self, space), got=state)
+        resets = input_spaces.get("resets")
+        if resets is not None and not (isinstance(resets, BoolBox) and resets.rank == 0 and resets.has_batch_rank
+                                       and resets.has_time_rank and resets.time_major == space.time_major):
+            raise SpaceError("resets are one bool per step, with the inputs' batch and time ranks", argument="resets",
+                             expected=BoolBox(add_batch_rank=True, add_time_rank=True, time_major=space.time_major),
+                             got=resets)
         self.time_major = space.time_major
         units = self.units
         self.kernel = self.create_variable("kernel", (space.shape[0], 4 * units), initializer=self.kernel_initializer)
@@ -74,14 +91,25 @@ class LSTM(Component):
     @graph_fn(returns=2)
     def apply(self, inputs: Tensor) -> tuple[Tensor, tuple[Tensor, Tensor]]:
         """``(outputs, (h, c))`` starting from the zero state."""
-        return self._unroll(inputs, self._zeros(inputs))
+        outputs, (h, c) = self._unroll(inputs, self._zeros(inputs), None)
+        return self._batch_first(outputs), (h[-1], c[-1])
 
     @api
     @graph_fn(returns=2)
-    def apply_with_state(self, inputs: Tensor, initial_state: tuple[Tensor, Tensor],
-                         ) -> tuple[Tensor, tuple[Tensor, Tensor]]:
-        """``(outputs, (h, c))`` starting from ``initial_state = (h, c)``, e.g. the last call's final state."""
-        return self._unroll(inputs, initial_state)
+    def apply_with_state(self, inputs: Tensor, initial_state: State, resets: Tensor | None = None,
+                         ) -> tuple[Tensor, State]:
+        """``(outputs, (h, c))`` starting from ``initial_state = (h, c)``, e.g. the last call's final state; the
+        state is zeroed before the steps that ``resets`` marks."""
+        outputs, (h, c) = self._unroll(inputs, initial_state, resets)
+        return self._batch_first(outputs), (h[-1], c[-1])
+
+    @api
+    @graph_fn(returns=2)
+    def unroll(self, inputs: Tensor, initial_state: State, resets: Tensor | None = None) -> tuple[Tensor, State]:
+        """``(outputs, (hs, cs))``: as :meth:`apply_with_state`, with the state after every step (the input's
+        batch and time ranks) — what a learner needs to go on from any step of a sequence."""
+        outputs, (h, c) = self._unroll(inputs, initial_state, resets)
+        return self._batch_first(outputs), (self._batch_first(h), self._batch_first(c))
 
     @api
     @graph_fn
@@ -93,15 +121,28 @@ class LSTM(Component):
         zeros = self.ops.zeros((self.ops.dim(inputs, 1 if self.time_major else 0), self.units))
         return zeros, zeros
 
-    def _unroll(self, inputs: Tensor, initial_state: tuple[Tensor, Tensor],
-                         ) -> tuple[Tensor, tuple[Tensor, Tensor]]:
+    def _unroll(self, inputs: Tensor, initial_state: State, resets: Tensor | None) -> tuple[Tensor, State]:
+        """Time-major ``(outputs, (hs, cs))`` of every step."""
         steps = inputs if self.time_major else self.ops.transpose(inputs, (1, 0, 2))
         projected = self.ops.dense(steps, self.kernel, self.bias)  # the input part of every step at once
-        h, c = self.ops.scan(self._step, projected, tuple(initial_state))
-        outputs = h if self.time_major else self.ops.transpose(h, (1, 0, 2))
-        return outputs, (h[-1], c[-1])
+        if resets is None:
+            h, c = self.ops.scan(self._step, projected, tuple(initial_state))
+            return h, (h, c)
+        resets = resets if self.time_major else self.ops.transpose(resets, (1, 0))
+        keep = self.ops.expand_dims(1.0 - self.ops.cast(resets, "float32"), -1)
+        h, c = self.ops.scan(self._step_with_reset, self.ops.concat([projected, keep], -1), tuple(initial_state))
+        return h, (h, c)
 
-    def _step(self, state: tuple[Tensor, Tensor], projected: Tensor) -> tuple[Tensor, Tensor]:
+    def _batch_first(self, time_major: Tensor) -> Tensor:
+        """A time-major value of every step in the layout of the inputs."""
+        return time_major if self.time_major else self.ops.transpose(time_major, (1, 0, 2))
+
+    def _step_with_reset(self, state: State, projected_and_keep: Tensor) -> State:
+        keep = projected_and_keep[:, -1:]
+        h, c = state
+        return self._step((h * keep, c * keep), projected_and_keep[:, :-1])
+
+    def _step(self, state: State, projected: Tensor) -> State:
         h, c = state
         z = projected + self.ops.matmul(h, self.recurrent_kernel)
         n = self.units

@@ -12,6 +12,7 @@ from rlworkbench.components.policies.dueling_action_adapter import DuelingAction
 from rlworkbench.components.policies.dueling_policy import DuelingPolicy
 from rlworkbench.components.policies.greedy_action_selector import GreedyActionSelector
 from rlworkbench.components.policies.policy import Policy, network_from_spec
+from rlworkbench.components.policies.recurrent_policy import RecurrentPolicy
 from rlworkbench.components.policies.shared_value_function_policy import SharedValueFunctionPolicy
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "GreedyActionSelector",
     "NormalAdapter",
     "Policy",
+    "RecurrentPolicy",
     "SharedValueFunctionPolicy",
     "adapter_for",
     "network_from_spec",

@@ -9,6 +9,7 @@ from typing import Any
 from rlworkbench.components.distributions import Distribution, distribution_for
 from rlworkbench.components.helpers.container_splitter import ContainerSplitter
 from rlworkbench.components.layers.neural_network import NeuralNetwork
+from rlworkbench.components.layers.recurrent_network import RecurrentNetwork, is_recurrent_spec
 from rlworkbench.components.policies.action_adapters import adapter_for
 from rlworkbench.components.registry import from_spec, register
 from rlworkbench.core.component import Component
@@ -22,11 +23,12 @@ DistributionSpec = str | Mapping[str, Any] | Distribution | None
 
 
 def network_from_spec(spec: Component | Sequence[Any] | Mapping[str, Any], name: str = "network") -> Component:
-    """A component as it is, a list of layer specs as a :class:`NeuralNetwork`, a dict as a component spec."""
+    """A component as it is, a list of layer specs as a :class:`NeuralNetwork` (a :class:`RecurrentNetwork` when
+    it holds an ``lstm`` layer), a dict as a component spec."""
     if isinstance(spec, Component):
         return spec
     if isinstance(spec, Sequence) and not isinstance(spec, str):
-        return NeuralNetwork(spec, name=name)
+        return RecurrentNetwork(spec, name=name) if is_recurrent_spec(spec) else NeuralNetwork(spec, name=name)
     if isinstance(spec, Mapping):
         return from_spec(spec, name=name)
     raise ConfigError("bad network spec", key_path="network_spec", expected="a Component, a list of layer specs "
