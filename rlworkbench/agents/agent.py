@@ -72,6 +72,19 @@ class Agent(abc.ABC):
     #: sample of an unbounded distribution (PPO's, IMPALA's Gaussian; the env clips it) set False: their actions
     #: need only be finite.
     float_actions_in_bounds: ClassVar[bool] = True
+    #: Whether the agent carries a recurrent state between acting steps (then workers pass ``episode_starts``).
+    recurrent: ClassVar[bool] = False
+    wants_episode_starts: ClassVar[bool] = False
+
+    def __new__(cls, config: Mapping[str, Any] | str | Path, *args: Any, **kwargs: Any) -> Agent:
+        """The class ``config`` needs (:meth:`variant_for`: e.g. PPO's recurrent variant for a policy network with
+        an ``lstm`` layer), so ``PPOAgent(config, ...)`` and ``Agent.from_config`` agree."""
+        return super().__new__(cls.variant_for(config))
+
+    @classmethod
+    def variant_for(cls, config: Mapping[str, Any] | str | Path) -> type[Agent]:
+        """The subclass that runs ``config`` (the class itself unless an agent type has variants)."""
+        return cls
 
     def __init__(self, config: Mapping[str, Any] | str | Path, state_space: Any, action_space: Any,
                  backend: str | None = None, seed: int | None = None):
@@ -216,12 +229,16 @@ class Agent(abc.ABC):
         """Restores what :meth:`extra_state` returned."""
 
     # ----- acting and observing ------------------------------------------------------------------------------
-    def get_actions(self, states: Arrays, explore: bool = True, preprocess: bool = True) -> Arrays:
+    def get_actions(self, states: Arrays, explore: bool = True, preprocess: bool = True,
+                    episode_starts: Any = None) -> Arrays:
         """Actions for a batch of states (one per env), or one action for one unbatched state. ``explore=False``
-        acts greedily; ``preprocess=False`` takes states that went through :meth:`preprocess` already."""
+        acts greedily; ``preprocess=False`` takes states that went through :meth:`preprocess` already.
+        ``episode_starts`` (one bool per row, optional) says which rows begin an episode: a recurrent agent resets
+        their state (it tells them itself otherwise, from what it observed); others ignore it."""
         self._require_built("get_actions")
         space = self.state_space if preprocess else self.preprocessed_space.strip_ranks()
         states, single = _as_batch(states, space, "states")
+        self._note_episode_starts(None if episode_starts is None or single else episode_starts)
         if not preprocess:
             actions = self._act_preprocessed(states, explore)
         else:
@@ -233,6 +250,9 @@ class Agent(abc.ABC):
             if known is not None and self.preprocessor is not None:
                 self.preprocessed_states.remember("acted", states, known)
         return nest.map_structure(lambda leaf: leaf[0], actions) if single else actions
+
+    def _note_episode_starts(self, episode_starts: Any) -> None:  # noqa: B027 (an optional hook)
+        """Takes the ``episode_starts`` of the coming acting step (recurrent agents)."""
 
     def preprocess(self, states: Arrays) -> Arrays:
         """A batch of states through the agent's preprocessor stack (as they are when it has none)."""

@@ -9,6 +9,7 @@ environment with ``observe`` and learns from them on-policy (v-trace's importanc
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -16,19 +17,24 @@ import numpy as np
 from rlworkbench import nest
 from rlworkbench.agents.actor_critic_root import (
     actor_critic_optimizer,
+    has_recurrent_policy,
     policy_and_value_network,
     stateless_stack,
 )
 from rlworkbench.agents.agent import PREPROCESSED, Agent
 from rlworkbench.agents.config import config_section
 from rlworkbench.agents.impala_config import DEFAULTS, SCHEMA
-from rlworkbench.agents.impala_graph import ImpalaGraph
+from rlworkbench.agents.impala_graph import ImpalaGraph, RecurrentImpalaGraph
 from rlworkbench.agents.policy_root import PolicyActing
 from rlworkbench.agents.protocols import Arrays
 from rlworkbench.agents.registry import register_agent
+from rlworkbench.agents.sequence_buffer import SequenceBuffer
 from rlworkbench.agents.transitions import check_batch_keys
 from rlworkbench.components.losses.vtrace_loss import VTraceLoss
+from rlworkbench.components.policies.policy import Policy
+from rlworkbench.components.policies.recurrent_policy import RecurrentPolicy
 from rlworkbench.core.builder import OutputSpaceOf
+from rlworkbench.core.component import Component
 from rlworkbench.errors import SpaceError
 from rlworkbench.spaces import FloatBox, Space
 
@@ -52,6 +58,17 @@ class ImpalaAgent(PolicyActing, Agent):
 
     schema = SCHEMA
     defaults = DEFAULTS
+    optional_batch_keys: tuple[str, ...] = ("behaviour_log_probs",)  # besides SEQUENCE_KEYS
+
+    @classmethod
+    def variant_for(cls, config: Mapping[str, Any] | str | Path) -> type[Agent]:
+        """:class:`~rlworkbench.agents.recurrent_learning.RecurrentImpalaAgent` for a policy network with an
+        ``lstm``."""
+        if cls is ImpalaAgent and has_recurrent_policy(config):
+            from rlworkbench.agents.recurrent_learning import RecurrentImpalaAgent
+
+            return RecurrentImpalaAgent
+        return cls
 
     def make_root(self) -> ImpalaGraph:
         config = self.config
@@ -61,8 +78,13 @@ class ImpalaAgent(PolicyActing, Agent):
         with config_section("loss"):
             loss = VTraceLoss(**config["loss"], name="loss")
         optimizer = actor_critic_optimizer(config["optimizer"], value_network)
-        self.pending: dict[Any, list[tuple[Any, ...]]] = {}  # env id -> its transitions not learnt from yet
-        return ImpalaGraph(policy, loss, optimizer, value_network=value_network, preprocessor=self.preprocessor)
+        self.sequences = SequenceBuffer()  # per env, its transitions not learnt from yet
+        return self.make_graph(policy, loss, optimizer, value_network)
+
+    def make_graph(self, policy: Policy, loss: VTraceLoss, optimizer: Component,
+                   value_network: Component | None) -> ImpalaGraph:
+        graph = RecurrentImpalaGraph if isinstance(policy, RecurrentPolicy) else ImpalaGraph
+        return graph(policy, loss, optimizer, value_network=value_network, preprocessor=self.preprocessor)
 
     def root_input_spaces(self) -> dict[str, Space | OutputSpaceOf]:
         batch, sequences = {"add_batch_rank": True}, {"add_batch_rank": True, "add_time_rank": True}
@@ -76,20 +98,16 @@ class ImpalaAgent(PolicyActing, Agent):
     # ----- observing ----------------------------------------------------------------------------------------
     def _observe(self, env_ids: list[Hashable], starts: np.ndarray, preprocessed_states: Arrays, actions: Arrays,
                  rewards: np.ndarray, terminals: np.ndarray, next_states: Arrays) -> None:
-        states = self.preprocessed_space.flatten(preprocessed_states)
-        flat_actions, flat_next = self.action_space.flatten(actions), self.state_space.flatten(next_states)
-        for row, env in enumerate(env_ids):
-            self.pending.setdefault(env, []).append((
-                bool(starts[row]), {k: v[row] for k, v in states.items()}, {k: v[row] for k, v in flat_actions.items()},
-                float(rewards[row]), bool(terminals[row]), {k: v[row] for k, v in flat_next.items()}))
+        self.sequences.add(env_ids, starts, self.preprocessed_space.flatten(preprocessed_states),
+                           self.action_space.flatten(actions), rewards, terminals,
+                           self.state_space.flatten(next_states))
 
     def wants_update(self) -> bool:
-        length = self.config["update"]["rollout_length"]
-        return bool(self.pending) and all(len(steps) >= length for steps in self.pending.values())
+        return self.sequences.ready(self.config["update"]["rollout_length"])
 
     def reset(self) -> None:
         super().reset()
-        self.pending.clear()
+        self.sequences.clear()
 
     # ----- learning -----------------------------------------------------------------------------------------
     def update(self, batch: Mapping[str, Arrays] | None = None) -> dict[str, float]:
@@ -103,7 +121,7 @@ class ImpalaAgent(PolicyActing, Agent):
         if batch is None:
             sequences = self._take_pending()
         else:
-            check_batch_keys(batch, SEQUENCE_KEYS, optional=("behaviour_log_probs",))
+            check_batch_keys(batch, SEQUENCE_KEYS, optional=self.optional_batch_keys)
             sequences = self._external_sequences(batch)
         self.check_rows_for_towers(len(sequences[2]), "sequences")
         metrics = self._learn(*sequences)
@@ -117,33 +135,18 @@ class ImpalaAgent(PolicyActing, Agent):
         """``(num_envs, length)`` log-probs of a fragment's ``actions`` in its raw ``states`` under the current
         weights — what a sampler sends with the fragment it acted with them."""
         self._require_built("behaviour_log_probs")
-        states = nest.map_structure(np.asarray, batch["states"])
-        shape = np.asarray(batch["rewards"]).shape
-        flat_states = self.preprocess(nest.map_structure(_merge_time, states))
-        log_probs, _ = self.api.evaluate(flat_states, nest.map_structure(_merge_time, batch["actions"]))
-        return np.asarray(log_probs, np.float32).reshape(shape)
+        sequences = self._external_sequences(batch)
+        return self._log_probs_now(sequences[0], sequences[1], sequences[7]).reshape(sequences[2].shape)
 
     def _take_pending(self) -> tuple[Any, ...]:
-        if not self.wants_update():
-            raise SpaceError("IMPALA learns from rollout_length steps of every environment seen",
-                             argument="update", expected=f"{self.config['update']['rollout_length']} steps per env",
-                             got={env: len(steps) for env, steps in self.pending.items()})
-        length = self.config["update"]["rollout_length"]
-        rows = []
-        for env in sorted(self.pending, key=str):
-            steps = self.pending[env]
-            rows.append(steps[:length + 1])  # one more (if there) says whether the last step continues
-            del steps[:length]
-        continues = np.array([[not row[t][4] and t + 1 < len(row) and not row[t + 1][0] for t in range(length)]
-                              for row in rows])
-        states = {key: np.stack([[step[1][key] for step in row[:length]] for row in rows]) for key in rows[0][0][1]}
-        actions = {key: np.stack([[step[2][key] for step in row[:length]] for row in rows]) for key in rows[0][0][2]}
-        next_states = {key: np.stack([[step[5][key] for step in row[:length]] for row in rows])
-                       for key in rows[0][0][5]}
-        rewards = np.array([[step[3] for step in row[:length]] for row in rows], np.float32)
-        terminals = np.array([[step[4] for step in row[:length]] for row in rows])
-        return (self.preprocessed_space.unflatten(states), self.action_space.unflatten(actions), rewards, terminals,
-                next_states, continues, None)
+        taken = self.sequences.take(self.config["update"]["rollout_length"])
+        return (self.preprocessed_space.unflatten(taken.states), self.action_space.unflatten(taken.actions),
+                taken.rewards, taken.terminals, taken.next_states, taken.continues, None,
+                self._context(taken.initial_states, taken.resets))
+
+    def _context(self, initial_states: Any, resets: np.ndarray) -> Any:
+        """What a recurrent agent needs besides the sequences (their start state and resets); None here."""
+        return None
 
     def _external_sequences(self, batch: Mapping[str, Any]) -> tuple[Any, ...]:
         rewards = np.asarray(batch["rewards"], np.float32)
@@ -162,12 +165,15 @@ class ImpalaAgent(PolicyActing, Agent):
         states = self.preprocess(nest.map_structure(_merge_time, self.state_space.unflatten(flat_states)))
         states = nest.map_structure(lambda leaf: leaf.reshape(*rewards.shape, *leaf.shape[1:]), states)
         behaviour = batch.get("behaviour_log_probs")
+        resets = np.zeros(rewards.shape, bool)
+        resets[:, 1:] = ~same[:, :-1] | terminals[:, :-1]
         return (states, nest.map_structure(np.asarray, batch["actions"]), rewards, terminals, flat_next,
-                same & ~terminals, None if behaviour is None else np.asarray(behaviour, np.float32))
+                same & ~terminals, None if behaviour is None else np.asarray(behaviour, np.float32),
+                self._context(batch.get("internal_states"), resets))
 
     def _learn(self, states: Arrays, actions: Arrays, rewards: np.ndarray, terminals: np.ndarray,
                flat_next_states: dict[str, np.ndarray], continues: np.ndarray,
-               behaviour_log_probs: np.ndarray | None) -> dict[str, float]:
+               behaviour_log_probs: np.ndarray | None, context: Any) -> dict[str, float]:
         """One v-trace step on ``(num_envs, length)`` sequences (states preprocessed, next states raw and flat)."""
         discount = np.float32(self.config["discount"])
         last = np.zeros(rewards.shape, bool)
@@ -176,20 +182,32 @@ class ImpalaAgent(PolicyActing, Agent):
         rows = np.flatnonzero(bootstrap.reshape(-1))
         next_states = self.state_space.unflatten({k: _merge_time(v)[rows] for k, v in flat_next_states.items()})
         next_values = np.zeros(rewards.size, np.float32)
-        next_values[rows] = self.api.get_state_values(self.preprocess(next_states))
+        next_values[rows] = self._values_after(states, next_states, rows, context)
         next_values = next_values.reshape(rewards.shape)
         truncated = bootstrap & ~last  # an episode that ended unseen inside the sequence: fold V in, stop there
         rewards = rewards + np.where(truncated, discount * next_values, 0.0).astype(np.float32)
         discounts = np.where(continues | (last & ~terminals), discount, 0.0).astype(np.float32)
         if behaviour_log_probs is None:
-            log_probs, _ = self.api.evaluate(nest.map_structure(_merge_time, states),
-                                             nest.map_structure(_merge_time, actions))
-            behaviour_log_probs = np.asarray(log_probs, np.float32).reshape(rewards.shape)
+            behaviour_log_probs = self._log_probs_now(states, actions, context).reshape(rewards.shape)
         loss, grad_norm, parts = self.api.update_sequences(
             states, actions, behaviour_log_probs=behaviour_log_probs, rewards=rewards, discounts=discounts,
-            bootstrap_values=next_values[:, -1].copy())
+            bootstrap_values=next_values[:, -1].copy(), **self._sequence_inputs(context))
         return {"loss": float(loss), **{name: float(value) for name, value in parts.items()},
                 "grad_norm": float(grad_norm), "rollout_steps": float(rewards.size)}
+
+    def _values_after(self, states: Arrays, next_states: Arrays, rows: np.ndarray, context: Any) -> np.ndarray:
+        """``V(next_states)`` of the steps ``rows`` (flat indices into the sequences) whose returns bootstrap."""
+        return np.asarray(self.api.get_state_values(self.preprocess(next_states)), np.float32)
+
+    def _log_probs_now(self, states: Arrays, actions: Arrays, context: Any) -> np.ndarray:
+        """Log-probs of the sequences' actions under the current weights (flat, one per step)."""
+        log_probs, _ = self.api.evaluate(nest.map_structure(_merge_time, states),
+                                         nest.map_structure(_merge_time, actions))
+        return np.asarray(log_probs, np.float32).reshape(-1)
+
+    def _sequence_inputs(self, context: Any) -> dict[str, Any]:
+        """Extra inputs of ``update_sequences`` (a recurrent agent's start state and resets)."""
+        return {}
 
 
 def _merge_time(value: Any) -> np.ndarray:

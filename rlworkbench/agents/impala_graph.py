@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rlworkbench.agents.actor_critic_root import ActorCriticRoot
+from rlworkbench.agents.recurrent_root import RecurrentActorCriticRoot
 from rlworkbench.components.losses.vtrace_loss import VTraceLoss
 from rlworkbench.components.optimizers.optimizer import Optimizer
 from rlworkbench.components.policies.policy import Policy
@@ -35,11 +36,19 @@ class ImpalaGraph(ActorCriticRoot):
 
     @api
     def update_sequences(self, sequence_states: Tensor, sequence_actions: Tensor, *, behaviour_log_probs: Tensor,
-                         rewards: Tensor, discounts: Tensor, bootstrap_values: Tensor) -> tuple[Tensor, Tensor, Tensor]:
-        """One gradient step of the actor-critic loss on v-trace targets: ``(loss, grad_norm, parts)``."""
-        log_probs, entropies, values = self._evaluate_all(sequence_states, sequence_actions)
+                         rewards: Tensor, discounts: Tensor, bootstrap_values: Tensor,
+                         internal_states: Tensor | None = None, resets: Tensor | None = None,
+                         ) -> tuple[Tensor, Tensor, Tensor]:
+        """One gradient step of the actor-critic loss on v-trace targets: ``(loss, grad_norm, parts)`` (a recurrent
+        root: from the sequences' start state, with resets)."""
+        log_probs, entropies, values = self._evaluate_all(sequence_states, sequence_actions, internal_states, resets)
         loss, _, parts = self.loss.loss(log_probs, behaviour_log_probs=behaviour_log_probs, entropies=entropies,
                                         rewards=rewards, values=values, bootstrap_values=bootstrap_values,
                                         discounts=discounts)
         loss, grad_norm = self.optimizer.step(loss)
         return loss, grad_norm, parts
+
+
+class RecurrentImpalaGraph(RecurrentActorCriticRoot, ImpalaGraph):
+    """IMPALA over a :class:`~rlworkbench.components.policies.RecurrentPolicy` (see
+    :class:`RecurrentActorCriticRoot`): fragments carry their start state; v-trace is unchanged."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -10,6 +11,7 @@ import numpy as np
 from rlworkbench import nest
 from rlworkbench.agents.actor_critic_root import (
     actor_critic_optimizer,
+    has_recurrent_policy,
     policy_and_value_network,
     stateless_stack,
 )
@@ -17,13 +19,14 @@ from rlworkbench.agents.agent import PREPROCESSED, Agent
 from rlworkbench.agents.config import config_section
 from rlworkbench.agents.policy_root import PolicyActing
 from rlworkbench.agents.ppo_config import DEFAULTS, SCHEMA
-from rlworkbench.agents.ppo_graph import PPOGraph
+from rlworkbench.agents.ppo_graph import PPOGraph, RecurrentPPOGraph
 from rlworkbench.agents.ppo_rollout import Rollout, RolloutBuffer
 from rlworkbench.agents.protocols import Arrays
 from rlworkbench.agents.registry import register_agent
 from rlworkbench.agents.transitions import check_batch_keys
 from rlworkbench.components.helpers.gae import GAE
 from rlworkbench.components.losses.ppo_loss import PPOLoss
+from rlworkbench.components.policies.recurrent_policy import RecurrentPolicy
 from rlworkbench.core.builder import OutputSpaceOf
 from rlworkbench.errors import SpaceError
 from rlworkbench.spaces import BoolBox, FloatBox, Space
@@ -64,6 +67,15 @@ class PPOAgent(PolicyActing, Agent):
     schema = SCHEMA
     defaults = DEFAULTS
 
+    @classmethod
+    def variant_for(cls, config: Mapping[str, Any] | str | Path) -> type[Agent]:
+        """:class:`~rlworkbench.agents.recurrent_learning.RecurrentPPOAgent` for a policy network with an ``lstm``."""
+        if cls is PPOAgent and has_recurrent_policy(config):
+            from rlworkbench.agents.recurrent_learning import RecurrentPPOAgent
+
+            return RecurrentPPOAgent
+        return cls
+
     def make_root(self) -> PPOGraph:
         config = self.config
         with config_section("preprocessing"):
@@ -78,8 +90,9 @@ class PPOAgent(PolicyActing, Agent):
         self.buffer = RolloutBuffer()
         self.shuffle_rng = np.random.default_rng(self.seed)
         self.env_ids_seen: set[Any] = set()
-        return PPOGraph(policy, gae, loss, optimizer, value_network=value_network, preprocessor=self.preprocessor,
-                        normalize_advantages=loss_config["normalize_advantages"])
+        graph = RecurrentPPOGraph if isinstance(policy, RecurrentPolicy) else PPOGraph
+        return graph(policy, gae, loss, optimizer, value_network=value_network, preprocessor=self.preprocessor,
+                     normalize_advantages=loss_config["normalize_advantages"])
 
     def root_input_spaces(self) -> dict[str, Space | OutputSpaceOf]:
         batch = {"add_batch_rank": True}
@@ -128,17 +141,17 @@ class PPOAgent(PolicyActing, Agent):
     def _learn(self, rollout: Rollout) -> dict[str, float]:
         states = self.preprocessed_space.unflatten(rollout.states)
         actions = self.action_space.unflatten(rollout.actions)
-        log_probs, values = self.api.evaluate(states, actions)
+        log_probs, values = self._evaluate_rollout(rollout, states, actions)
         advantages, targets = self.advantages(rollout, values)
         inputs = {"preprocessed_states": states, "actions": actions, "prev_log_probs": log_probs,
                   "advantages": advantages, "value_targets": targets, "prev_values": values}
         target_kl = self.config["update"]["target_kl"]
         totals: dict[str, float] = {}
         steps = 0
-        minibatches = list(self._minibatches(rollout.size))
+        minibatches = list(self._minibatches(rollout))
         self.check_rows_for_towers(min(len(rows) for rows in minibatches), "minibatch")
         for rows in minibatches:
-            loss, grad_norm, parts = self.api.update_minibatch(**{k: _rows(x, rows) for k, x in inputs.items()})
+            loss, grad_norm, parts = self.api.update_minibatch(**self._minibatch(rollout, inputs, rows))
             for name, value in (("loss", loss), ("grad_norm", grad_norm), *parts.items()):
                 totals[name] = totals.get(name, 0.0) + float(value)
             steps += 1
@@ -150,11 +163,24 @@ class PPOAgent(PolicyActing, Agent):
         metrics.update(rollout_steps=float(rollout.size), gradient_steps=float(steps))
         return metrics
 
-    def _minibatches(self, size: int) -> Iterator[np.ndarray]:
+    def _evaluate_rollout(self, rollout: Rollout, states: Arrays, actions: Arrays) -> tuple[np.ndarray, np.ndarray]:
+        """``(log_probs, values)`` of every step of the rollout under the current weights."""
+        return self.api.evaluate(states, actions)
+
+    def _minibatches(self, rollout: Rollout) -> Iterator[np.ndarray]:
         """Row numbers of the minibatches: ``num_epochs`` shuffled passes of ``num_minibatches`` each."""
-        config = self.config["update"]
+        config, size = self.config["update"], rollout.size
         for _ in range(config["num_epochs"]):
             yield from np.array_split(self.shuffle_rng.permutation(size), min(config["num_minibatches"], size))
+
+    def _minibatch(self, rollout: Rollout, inputs: Mapping[str, Any], rows: np.ndarray) -> dict[str, Any]:
+        """The inputs of one ``update_minibatch`` call: the rows ``rows`` of every input."""
+        return {key: _rows(value, rows) for key, value in inputs.items()}
+
+    def _values_after(self, rollout: Rollout, rows: np.ndarray) -> np.ndarray:
+        """``V(next_state)`` of the steps ``rows`` whose returns bootstrap."""
+        next_states = self.state_space.unflatten({k: v[rows] for k, v in rollout.next_states.items()})
+        return np.asarray(self.api.get_state_values(self.preprocess(next_states)), np.float32)
 
     def advantages(self, rollout: Rollout, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """GAE ``(advantages, value_targets)`` per step of ``rollout``, given ``values`` (``V`` of its states).
@@ -164,8 +190,7 @@ class PPOAgent(PolicyActing, Agent):
         next_values = np.zeros(rollout.size, dtype=np.float32)
         rows = np.flatnonzero(rollout.bootstraps)
         if rows.size:
-            next_states = self.state_space.unflatten({k: v[rows] for k, v in rollout.next_states.items()})
-            next_values[rows] = self.api.get_state_values(self.preprocess(next_states))
+            next_values[rows] = self._values_after(rollout, rows)
         rewards = rollout.rewards + np.float32(self.config["discount"]) * next_values
         advantages, targets = self.api.advantages(
             rollout.padded(rewards), sequence_values=rollout.padded(values),

@@ -9,7 +9,8 @@ categorical, bernoulli, normal — or a distribution type, or ``{key_path: type}
 ``gae_lambda``, ``normalize_advantages`` per minibatch); ``optimizer`` (an optimizer spec, e.g. Adam with
 ``clip_grad_norm``); ``update`` (``rollout_length`` env steps per environment between updates, ``num_epochs``
 passes over each rollout in ``num_minibatches`` shuffled minibatches, ``target_kl``: ``null`` or the approximate
-KL after which an update stops early).
+KL after which an update stops early; ``sequence_length``: with an ``lstm`` in ``policy/network``, the steps of the
+whole sequences minibatches are made of — a divisor of ``rollout_length``, ``null`` for all of it).
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ DEFAULTS: dict[str, object] = {
     "loss": {"clip_ratio": 0.2, "value_clip": None, "entropy_weight": 0.0, "value_weight": 0.5,
              "gae_lambda": 0.95, "normalize_advantages": True},
     "optimizer": {"type": "adam", "learning_rate": 3e-4, "clip_grad_norm": 0.5},
-    "update": {"rollout_length": 128, "num_epochs": 4, "num_minibatches": 4, "target_kl": None},
+    "update": {"rollout_length": 128, "num_epochs": 4, "num_minibatches": 4, "target_kl": None,
+               "sequence_length": None},
 }
 
 
@@ -79,5 +81,6 @@ SCHEMA: dict[str, object] = with_execution(section({
         "num_epochs": POSITIVE_INT,
         "num_minibatches": POSITIVE_INT,
         "target_kl": _POSITIVE_OR_NULL,
+        "sequence_length": {"type": ["integer", "null"], "minimum": 1},
     }),
 }))

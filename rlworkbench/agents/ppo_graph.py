@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rlworkbench.agents.actor_critic_root import ActorCriticRoot
+from rlworkbench.agents.recurrent_root import RecurrentActorCriticRoot
 from rlworkbench.components.helpers.gae import GAE
 from rlworkbench.components.losses.ppo_loss import PPOLoss
 from rlworkbench.components.optimizers.optimizer import Optimizer
@@ -52,9 +53,11 @@ class PPOGraph(ActorCriticRoot):
     @api
     def update_minibatch(self, preprocessed_states: Tensor, actions: Tensor, *, prev_log_probs: Tensor,
                          advantages: Tensor, value_targets: Tensor, prev_values: Tensor,
+                         internal_states: Tensor | None = None, resets: Tensor | None = None,
                          ) -> tuple[Tensor, Tensor, Tensor]:
-        """One gradient step of the clipped surrogate on a minibatch: ``(loss, grad_norm, parts)``."""
-        log_probs, entropies, values = self._evaluate_all(preprocessed_states, actions)
+        """One gradient step of the clipped surrogate on a minibatch: ``(loss, grad_norm, parts)``; a recurrent
+        root's minibatch is whole sequences, with their start state and resets."""
+        log_probs, entropies, values = self._evaluate_all(preprocessed_states, actions, internal_states, resets)
         if self.normalize_advantages:
             advantages = self._normalized(advantages)
         loss, _, parts = self.loss.loss(log_probs, prev_log_probs=prev_log_probs, advantages=advantages,
@@ -68,3 +71,8 @@ class PPOGraph(ActorCriticRoot):
         mean = self.ops.reduce_mean(advantages)
         std = self.ops.sqrt(self.ops.reduce_mean(self.ops.square(advantages - mean)))
         return (advantages - mean) / (std + 1e-8)
+
+
+class RecurrentPPOGraph(RecurrentActorCriticRoot, PPOGraph):
+    """PPO over a :class:`~rlworkbench.components.policies.RecurrentPolicy`: acting, evaluating and minibatch
+    steps on sequences with the recurrent state (see :class:`RecurrentActorCriticRoot`)."""

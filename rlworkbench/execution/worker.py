@@ -7,6 +7,9 @@ The agent is an :class:`~rlworkbench.agents.protocols.ActorLearner` (``get_actio
 ``wants_update``, ``update``, ``reset``); the
 worker counts its own timesteps: real env steps summed over the sub-envs (a ``NEXT_STEP`` reset step is none).
 
+A recurrent agent (``wants_episode_starts``) also gets ``episode_starts`` with each ``get_actions``: the rows whose
+last step ended an episode (or was a ``NEXT_STEP`` reset step), whose recurrent state must start from zeros.
+
 ``observe`` always gets ``env_id``: an int64 array naming the sub-env of each row. It is ``arange(num_envs)``
 unless some rows are masked out (the reset steps of ``NEXT_STEP`` envs), so an agent that keeps per-env state
 (n-step buffers, recurrent states) can rely on it; ``terminals`` hold *terminated* only, and a truncated row has
@@ -85,6 +88,7 @@ class Worker:
         self._reader = StepReader(env)
         self._env_ids = np.arange(self.num_envs, dtype=np.int64)
         self._states: Any = None
+        self._episode_starts = np.ones(self.num_envs, dtype=bool)  # rows whose next acting step begins an episode
         self._stop = threading.Event()
         self._running = False
         self._start_time: float | None = None
@@ -99,6 +103,7 @@ class Worker:
     def reset(self, seed: int | None = None) -> None:
         """Resets every sub-env and the agent; unfinished episodes are dropped from the accounting."""
         self._states = self._reader.reset(seed)
+        self._episode_starts[:] = True
         self.book.reset_running()
         self.agent.reset()
 
@@ -172,8 +177,12 @@ class Worker:
     # ----- one step ------------------------------------------------------------------------------------------
     def _step(self, explore: bool, learn: bool) -> tuple[Step, int]:
         states = self._states
-        actions = self.agent.get_actions(states, explore=explore)
+        if getattr(self.agent, "wants_episode_starts", False):  # a recurrent agent resets these rows' state
+            actions = self.agent.get_actions(states, explore=explore, episode_starts=self._episode_starts)
+        else:
+            actions = self.agent.get_actions(states, explore=explore)
         step = self._reader.step(actions)
+        self._episode_starts = step.done if step.valid is None else step.done | ~step.valid
         real_steps = self.book.add_step(step.rewards, step.valid)
         self.timesteps += real_steps
         if learn:

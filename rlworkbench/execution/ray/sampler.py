@@ -5,7 +5,8 @@ steps its envs with the local :class:`~rlworkbench.execution.Worker` (episode ac
 truncated episodes), but the agent it hands the worker only acts and records: transitions are kept for the
 learner, never stored or learnt from here. :meth:`Sampler.sample` returns them as ``(num_envs, steps)`` sequences
 (the batch layout of ``agent.update(batch)`` for on-policy agents) with the episodes that ended meanwhile, as a
-typed :class:`~.flow_types.Fragment`. The acting copy is built with only the API methods acting needs
+typed :class:`~.flow_types.Fragment`; a recurrent agent's fragments carry ``internal_states``, the state each
+env's sequence starts from. The acting copy is built with only the API methods acting needs
 (:meth:`~rlworkbench.agents.Agent.acting_api_methods`): no optimizer, no memory, nothing to update.
 """
 
@@ -29,10 +30,15 @@ class _Recorder:
 
     def __init__(self, agent: Agent):
         self.agent = agent
+        self.wants_episode_starts = agent.wants_episode_starts
         self.steps: list[tuple[Any, Any, np.ndarray, np.ndarray, Any]] = []
+        self.first_state: Any = None  # a recurrent agent's state at the first recorded step (per env)
 
-    def get_actions(self, states: Any, explore: bool = True) -> Any:
-        return self.agent.get_actions(states, explore=explore)
+    def get_actions(self, states: Any, explore: bool = True, episode_starts: Any = None) -> Any:
+        actions = self.agent.get_actions(states, explore=explore, episode_starts=episode_starts)
+        if self.agent.recurrent and not self.steps:
+            self.first_state = self.agent.row_states.acted_with
+        return actions
 
     def observe(self, states: Any, actions: Any, rewards: Any, terminals: Any, next_states: Any,
                 env_id: Any = None) -> None:
@@ -53,8 +59,11 @@ class _Recorder:
         columns = list(zip(*self.steps))
         self.steps = []
         names = ("states", "actions", "rewards", "terminals", "next_states")
-        return {name: nest.map_structure(lambda *rows: np.swapaxes(np.stack(rows), 0, 1), *column)
-                for name, column in zip(names, columns)}
+        batch = {name: nest.map_structure(lambda *rows: np.swapaxes(np.stack(rows), 0, 1), *column)
+                 for name, column in zip(names, columns)}
+        if self.agent.recurrent:  # the state each env's sequence starts from
+            batch["internal_states"], self.first_state = self.first_state, None
+        return batch
 
 
 class Sampler:
