@@ -10,14 +10,17 @@ Routes under ``<base_url>/rlworkbench/`` (all authenticated with the server's ow
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from jupyter_server.serverapp import ServerApp
 
 
 def _jupyter_server_extension_points() -> list[dict[str, str]]:
     return [{"module": "rlworkbench.lab"}]
 
 
-def _load_jupyter_server_extension(server_app: Any) -> None:
+def _load_jupyter_server_extension(server_app: ServerApp) -> None:
     from rlworkbench.lab.handlers import add_handlers
 
     add_handlers(server_app.web_app)

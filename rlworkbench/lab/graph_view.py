@@ -7,16 +7,22 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from rlworkbench.errors import BuildError
 
+if TYPE_CHECKING:
+    from rlworkbench.agents import Agent
+    from rlworkbench.core.component import Component
+    from rlworkbench.core.graph import ComponentGraph
+
 CACHE_SIZE = 8
-_CACHE: dict[str, object] = {}
+_CACHE: dict[str, Agent | BuildError] = {}
 _LOCK = threading.Lock()  # one build at a time: builds change process-wide backend state
 
 
-def graph_payload(config: Any, env: str, backend: str = "torch", depth: int | None = None,
+def graph_payload(config: Mapping[str, object] | str, env: str, backend: str = "torch", depth: int | None = None,
                   api: str | None = None) -> dict[str, object]:
     """``{"svg", "title", "components": {path: details}, "api_methods", "error", "max_depth"}`` for ``config`` on
     ``env``. A config that does not build is drawn as far as it got, the stuck component in red, with ``error``
@@ -36,7 +42,7 @@ def graph_payload(config: Any, env: str, backend: str = "torch", depth: int | No
             "max_depth": max(component.path.count("/") for component in tree) - view.focus.path.count("/")}
 
 
-def _built(config: Any, env: str, backend: str) -> Any:
+def _built(config: Mapping[str, object] | str, env: str, backend: str) -> Agent | BuildError:
     """The built agent (or the BuildError with its partial graph) for this config, env and backend."""
     from rlworkbench.agents import Agent
     from rlworkbench.core.backend import get_backend
@@ -52,7 +58,7 @@ def _built(config: Any, env: str, backend: str) -> Any:
     finally:
         vector_env.close()
     try:
-        target: Any = agent.build()
+        target: Agent | BuildError = agent.build()
     except BuildError as error:
         if error.graph is None:
             raise
@@ -63,14 +69,14 @@ def _built(config: Any, env: str, backend: str) -> Any:
     return target
 
 
-def _tree(component: Any) -> list[Any]:
+def _tree(component: Component) -> list[Component]:
     found = [component]
     for child in component.sub_components.values():
         found += _tree(child)
     return found
 
 
-def _details(component: Any, graph: Any) -> dict[str, object]:
+def _details(component: Component, graph: ComponentGraph | None) -> dict[str, object]:
     from rlworkbench.workbench.explorer_details import api_table, component_summary
 
     summary = component_summary(component, graph)

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import tornado.ioloop
 import tornado.web
@@ -21,6 +22,9 @@ from rlworkbench.errors import ConfigError, RLWorkbenchError
 from rlworkbench.lab.compare_view import UnknownRuns, compare_payload
 from rlworkbench.workbench.experiments.publication import EXPERIMENT_KIND
 from rlworkbench.workbench.run_records import read_records, request_stop
+
+if TYPE_CHECKING:
+    from rlworkbench.workbench.run_tensorboard import TensorBoardServer
 
 CLUSTER_ENV = "RLWORKBENCH_CLUSTER_ADDRESS"
 
@@ -86,7 +90,7 @@ class StopHandler(APIHandler):
         self.finish(json.dumps({"id": record["id"], "stop_requested": True}))
 
 
-_TENSORBOARDS: dict[str, Any] = {}  # run id → its TensorBoard server (one per run, reused)
+_TENSORBOARDS: dict[str, TensorBoardServer] = {}  # run id → its TensorBoard server (one per run, reused)
 
 
 class TensorBoardHandler(APIHandler):
@@ -127,7 +131,7 @@ class GraphHandler(APIHandler):
             raise tornado.web.HTTPError(400, reason=f"{type(error).__name__}: {error}".replace("\n", " ")) from None
         self.finish(json.dumps(payload, default=str))
 
-    def _source(self) -> tuple[Any, str, str]:
+    def _source(self) -> tuple[Mapping[str, object] | str, str, str]:
         run_id, path = self.get_argument("run", None), self.get_argument("path", None)
         env = self.get_argument("env", None)
         if run_id:
@@ -229,7 +233,7 @@ def _record_of(run: str, root: Path) -> dict[str, Any]:
     raise tornado.web.HTTPError(404, reason=f"no run {run!r}")
 
 
-def _cluster_runs(address: str) -> dict[str, Any]:
+def _cluster_runs(address: str) -> dict[str, object]:
     from rlworkbench.workbench.cluster import list_runs
 
     try:
@@ -240,7 +244,7 @@ def _cluster_runs(address: str) -> dict[str, Any]:
             "error": None}
 
 
-def add_handlers(web_app: Any) -> None:
+def add_handlers(web_app: tornado.web.Application) -> None:
     base = url_path_join(web_app.settings["base_url"], "rlworkbench")
     web_app.add_handlers(".*$", [
         (url_path_join(base, "runs"), RunsHandler),

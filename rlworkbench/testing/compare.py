@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
 
 import numpy as np
 
 
-def nested_leaves(actual: Any, expected: object, key_path: str = "", strict: bool = False,
-                  ) -> Iterator[tuple[str, Any, Any]]:
+def nested_leaves(actual: object, expected: object, key_path: str = "", strict: bool = False,
+                  ) -> Iterator[tuple[str, object, object]]:
     """Asserts that ``actual`` has ``expected``'s structure (``strict``: also its key order and container types)
     and yields ``(where, actual_leaf, expected_leaf)`` for each non-None leaf, ``where`` naming the key path."""
     where = f" at '{key_path}'" if key_path else ""
@@ -38,7 +37,7 @@ def nested_leaves(actual: Any, expected: object, key_path: str = "", strict: boo
     yield where, actual, expected
 
 
-def assert_nested_close(actual: Any, expected: object, decimals: int = 5, key_path: str = "") -> None:
+def assert_nested_close(actual: object, expected: object, decimals: int = 5, key_path: str = "") -> None:
     """Asserts equal structure and values; floats to ``decimals`` places, everything else exactly."""
     for where, actual_leaf, expected_leaf in nested_leaves(actual, expected, key_path):
         actual_array, expected_array = np.asarray(actual_leaf), np.asarray(expected_leaf)

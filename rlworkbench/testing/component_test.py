@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
 from rlworkbench.core.builder import build
 from rlworkbench.core.component import Component
 from rlworkbench.testing.compare import assert_nested_close
+
+if TYPE_CHECKING:
+    from rlworkbench.core.graph import ComponentGraph
 
 
 class ComponentTest:
@@ -31,10 +34,11 @@ class ComponentTest:
         self.backend = self.executor.backend.name
 
     @property
-    def graph(self):
+    def graph(self) -> ComponentGraph:
         return self.executor.graph
 
-    def test(self, call: str | tuple[str, Any] | tuple[str, Any, Mapping[str, Any]], expected_outputs: Any = None,
+    def test(self, call: str | tuple[str, object] | tuple[str, object, Mapping[str, object]],
+             expected_outputs: object = None,
              decimals: int = 5, as_numpy: bool = True) -> Any:
         """Runs ``("api", args)`` (a list of args for several parameters, else one value; or just ``"api"``), or
         ``("api", args, {"name": value})`` with inputs by name (keyword-only ones must be), compares with
@@ -47,7 +51,16 @@ class ComponentTest:
             assert_nested_close(outputs, expected_outputs, decimals)
         return outputs
 
-    def variable_values(self, *names: str) -> Any:
+    @overload
+    def variable_values(self) -> dict[str, np.ndarray]: ...
+
+    @overload
+    def variable_values(self, name: str, /) -> np.ndarray: ...
+
+    @overload
+    def variable_values(self, first: str, second: str, /, *more: str) -> list[np.ndarray]: ...
+
+    def variable_values(self, *names: str) -> dict[str, np.ndarray] | np.ndarray | list[np.ndarray]:
         """Variable values as NumPy by scoped name: all as a dict, one as an array, several as a list."""
         weights = self.component.get_weights()
         if not names:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import SupportsFloat
 
 import gymnasium
 
@@ -31,7 +31,7 @@ class FaultyEnv(gymnasium.Wrapper):
         self.fail_after, self.once_file = int(fail_after), once_file
         self.steps = 0
 
-    def step(self, action: Any) -> Any:
+    def step(self, action: object) -> tuple[object, SupportsFloat, bool, bool, dict[str, object]]:
         self.steps += 1
         if self.steps == self.fail_after and self._claim():
             raise EnvCrashed(f"injected crash at step {self.steps} (pid {os.getpid()})")

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
-def wait_until(condition: Callable[[], Any], timeout: float, what: str, interval: float = 0.05) -> Any:
+def wait_until(condition: Callable[[], T], timeout: float, what: str, interval: float = 0.05) -> T:
     """Polls ``condition`` every ``interval`` s until it returns something truthy, and returns that; an
     ``AssertionError`` naming ``what`` after ``timeout`` seconds."""
     deadline = time.monotonic() + timeout

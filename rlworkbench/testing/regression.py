@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from rlworkbench.components import Dense
 from rlworkbench.components.optimizers import Optimizer
 from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
+from rlworkbench.core.ops import Tensor
 
 
 class Regression(Component):
@@ -22,13 +22,13 @@ class Regression(Component):
         super().__init__(self.optimizer, self.model, name="regression")  # optimizer first: built after the model
 
     @api
-    def update(self, x: Any, y: Any) -> Any:
+    def update(self, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
         return self.optimizer.step(self._mse(self.model.apply(x), y))
 
     @api
-    def predict(self, x: Any) -> Any:
+    def predict(self, x: Tensor) -> Tensor:
         return self.model.apply(x)
 
     @graph_fn
-    def _mse(self, predictions: Any, targets: Any) -> Any:
+    def _mse(self, predictions: Tensor, targets: Tensor) -> Tensor:
         return self.ops.reduce_mean(self.ops.square(predictions - targets))

@@ -20,10 +20,13 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal, Self
 
 from rlworkbench.errors import ConfigError
 from rlworkbench.workbench.targets.base import RUNNING, STARTING, RunState
+
+if TYPE_CHECKING:
+    from rlworkbench.workbench.run import Run
 
 HEARTBEAT_SECONDS = 2.0
 ORPHANED_AFTER = 20.0  #: seconds without a heartbeat after which a live record counts as orphaned
@@ -48,7 +51,7 @@ def new_run_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
-def run_record(run: Any, run_id: str, started: float) -> dict[str, object]:
+def run_record(run: Run, run_id: str, started: float) -> dict[str, object]:
     """What the panel knows of ``run``: identity (config label, source notebook or script), target, state (its
     start phase, and error), counters, recent returns, where (absolute paths: the lab's server has its own
     folder; ``cwd`` is the process's, for records that held relative ones)."""
@@ -98,7 +101,7 @@ class Publisher:
     def path(self) -> Path | None:
         return None if self.directory is None else self.directory / f"{self.record_id}.json"
 
-    def start(self) -> Publisher:
+    def start(self) -> Self:
         if self.directory is not None:
             self._thread.start()
         return self
@@ -148,7 +151,7 @@ class Publisher:
 class Heartbeat(Publisher):
     """Publishes ``run``'s record (:func:`run_record`) and stops the run when a stop request appears."""
 
-    def __init__(self, run: Any, directory: Path | None = None, interval: float = HEARTBEAT_SECONDS,
+    def __init__(self, run: Run, directory: Path | None = None, interval: float = HEARTBEAT_SECONDS,
                  run_id: str | None = None):
         super().__init__(run_id or new_run_id(), directory, interval)
         self.run = run

@@ -16,8 +16,9 @@ import math
 import socket
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -27,6 +28,16 @@ from rlworkbench.workbench.experiments.plan import ExperimentPlan
 from rlworkbench.workbench.experiments.records import LIVE_EXPERIMENT_STATES, ExperimentBook, FileFollower
 from rlworkbench.workbench.run_records import process_alive
 from rlworkbench.workbench.run_result import RunResult
+
+if TYPE_CHECKING:
+    import ipywidgets
+    from IPython.display import IFrame
+    from ray.tune import Tuner
+
+    from rlworkbench.workbench.experiments.job import JobSource
+    from rlworkbench.workbench.experiments.publication import ExperimentHeartbeat
+    from rlworkbench.workbench.experiments.view import ExperimentView
+    from rlworkbench.workbench.run_tensorboard import TensorBoardServer
 
 EXIT_GRACE_SECONDS = 10.0
 ORPHAN_SECONDS = 5.0  #: a record file without a live driver behind it: how long to wait before saying so
@@ -42,14 +53,14 @@ class Experiment:
         self.source = source if source is not None else FileFollower(plan.records_path, self.book.apply)
         self._driver: threading.Thread | None = None
         self._driver_error: BaseException | None = None
-        self._view: Any = None
+        self._view: ExperimentView | None = None
         self._seen_orphan_at: float | None = None
-        self.heartbeat: Any = None  #: publishes the experiment's record (see :meth:`publish`)
-        self._tensorboard: Any = None
+        self.heartbeat: ExperimentHeartbeat | None = None  #: publishes the experiment's record (see :meth:`publish`)
+        self._tensorboard: TensorBoardServer | None = None
 
     # ----- starting and finding ---------------------------------------------------------------------------------
     @classmethod
-    def start_here(cls, plan: ExperimentPlan, make_tuner: Any) -> Experiment:
+    def start_here(cls, plan: ExperimentPlan, make_tuner: Callable[[], Tuner]) -> Experiment:
         """Runs the Tune driver in a daemon thread of this process (``make_tuner()`` is called there: Ray may have
         to start first) and follows its records."""
         experiment = cls(plan)
@@ -58,7 +69,7 @@ class Experiment:
         return experiment.publish()
 
     @classmethod
-    def follow(cls, plan: ExperimentPlan, source: Any) -> Experiment:
+    def follow(cls, plan: ExperimentPlan, source: JobSource) -> Experiment:
         """An experiment whose driver runs elsewhere (a cluster job), its records read from ``source``."""
         experiment = cls(plan, source)
         source.start(experiment.book)
@@ -72,7 +83,7 @@ class Experiment:
             self.heartbeat = ExperimentHeartbeat(self).start()
         return self
 
-    def _run_driver(self, make_tuner: Any) -> None:
+    def _run_driver(self, make_tuner: Callable[[], Tuner]) -> None:
         from rlworkbench.workbench.experiments.driver import drive
 
         def main() -> None:
@@ -276,7 +287,7 @@ class Experiment:
         self.source.start()
         return self.publish()
 
-    def tensorboard(self, port: int | None = None, height: int = 800) -> Any:
+    def tensorboard(self, port: int | None = None, height: int = 800) -> IFrame:
         """TensorBoard on the experiment's directory — every trial's run, named ``trials/<trial>/seed_<s>`` —
         embedded (an ``IPython.display.IFrame``); the server is started once and reused, :meth:`close` stops it."""
         from IPython.display import IFrame
@@ -297,7 +308,7 @@ class Experiment:
             self._view.close()
 
     # ----- display ----------------------------------------------------------------------------------------------
-    def widget(self, interval: float = 1.0) -> Any:
+    def widget(self, interval: float = 1.0) -> ipywidgets.VBox:
         """The live widget (trial table, curves), refreshed every ``interval`` s (at most 2)."""
         from rlworkbench.workbench.experiments.view import ExperimentView
 
@@ -311,7 +322,7 @@ class Experiment:
         return (f"Experiment({self.name!r}, state={self.state!r}, trials: {counts or 'none yet'}, "
                 f"best {self.plan.metric}={best:.2f}, directory='{self.directory}')")
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+    def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict[str, object]:
         """In a Jupyter kernel: the live widget; elsewhere: the repr."""
         from rlworkbench.workbench.run import widget_bundle
 
