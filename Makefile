@@ -20,6 +20,8 @@ test: bootstrap
 bench: bootstrap
 	$(VENV_PY) -m bench.build_overhead
 	$(VENV_PY) -m bench.act_overhead
+	$(VENV_PY) -m bench.act_overhead_recurrent
+	$(VENV_PY) -m bench.ppo_lstm_update
 	$(VENV_PY) -m bench.backends
 	$(VENV_PY) -m bench.sample_throughput
 	$(VENV_PY) -m bench.train_overhead --backends torch tf

@@ -20,10 +20,12 @@ if ROOT not in sys.path:
 
 from bench import (  # noqa: E402 (after the path fix)
     act_overhead,
+    act_overhead_recurrent,
     backends,
     build_overhead,
     builder_redraw,
     multi_device,
+    ppo_lstm_update,
     train_overhead,
 )
 
@@ -60,6 +62,49 @@ def test_act_overhead_writes_its_csv(tmp_path):
     assert (frame["benchmark"] == "act_overhead").all()
     assert set(frame["target"]) == {"ratio <= 1.10", "ratio <= 1.02"}
     assert (frame["ratio"] > 0).all()
+
+
+def test_act_overhead_recurrent_writes_its_csv(tmp_path):
+    out = tmp_path / "act_recurrent.csv"
+    returned = act_overhead_recurrent.main(["--repeats", "2", "--round-ms", "0.05", "--out", str(out), "--quiet"])
+    frame = pd.read_csv(out)
+    assert len(frame) == len(returned) == 4
+    assert COMMON | {"ours_median_us", "baseline_median_us", "overhead_us", "units", "checked_steps",
+                     "outputs_equal", "calls_per_round"} <= set(frame.columns)
+    assert sorted(zip(frame["case"], frame["batch"])) == sorted(
+        (case, batch) for case in act_overhead_recurrent.CASES for batch in act_overhead_recurrent.BATCHES)
+    assert (frame["benchmark"] == "act_overhead_recurrent").all() and frame["outputs_equal"].all()
+    assert (frame["checked_steps"] == act_overhead_recurrent.CHECK_STEPS).all()
+    assert list(frame.set_index("batch")["target"].fillna("").loc[[1, 64]].unique()) == ["", "ratio <= 1.10"]
+    assert (frame["ratio"] > 0).all()
+
+
+def test_act_overhead_recurrent_check_catches_different_weights():
+    import numpy as np
+
+    from bench.act_overhead_recurrent import BaselineLoop, OursLoop, build_baseline, build_ours, check_equal, inputs
+
+    executor = build_ours(4, 8, 2)
+    weights = executor.get_weights()
+    weights["network/lstm_1/recurrent_kernel"] = weights["network/lstm_1/recurrent_kernel"] + np.float32(0.5)
+    states, resets = inputs(4, 3, 3)
+    with pytest.raises(AssertionError, match="differ"):
+        check_equal("tiny", 3, OursLoop(executor, 3, 8), BaselineLoop(build_baseline(4, 8, 2, weights), 3, 8),
+                    states, resets)
+
+
+def test_ppo_lstm_update_writes_its_csv(tmp_path):
+    out = tmp_path / "ppo_lstm.csv"
+    returned = ppo_lstm_update.main(["--repeats", "1", "--round-s", "0.01", "--out", str(out), "--quiet"])
+    frame = pd.read_csv(out)
+    assert len(frame) == len(returned) == 1
+    assert (COMMON - {"batch"}) | {"ours_median_ms", "baseline_median_ms", "cell_median_ms", "ratio_vs_cell",
+                                   "gradient_steps", "outputs_equal", "max_metric_rel_diff",
+                                   "max_weight_abs_diff"} <= set(frame.columns)
+    row = frame.iloc[0]
+    assert row["benchmark"] == "ppo_lstm_update" and row["outputs_equal"] and row["gradient_steps"] == 8
+    assert row["max_weight_abs_diff"] <= 1e-4 and row["target"] == "ratio <= 1.15"
+    assert row["ours_median_ms"] > 0 and row["baseline_median_ms"] > 0 and row["cell_median_ms"] > 0
 
 
 def test_backends_writes_its_csv(tmp_path):
