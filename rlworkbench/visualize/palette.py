@@ -7,6 +7,7 @@ DEFAULT_FILL = "#f8fafc"
 STUCK_COLOR = "#dc2626"
 SELECT_COLOR = "#2563eb"
 ADDED_COLOR = "#16a34a"  # a component new since the previous build
+RECURRENT_COLOR = "#7c3aed"  # a recurrent state's loop edge
 CHANGED_COLOR = "#ea580c"  # a component (or an edge's spaces) changed since the previous build
 
 

@@ -15,12 +15,14 @@ from rlworkbench.core.component import Component
 from rlworkbench.core.records import ApiCall, GraphFnCall, Record
 from rlworkbench.errors import ConfigError
 from rlworkbench.extras import require
+from rlworkbench.spaces import Space
 from rlworkbench.visualize.folding import Folding
 from rlworkbench.visualize.graph_diff import GraphChanges
 from rlworkbench.visualize.palette import (
     ADDED_COLOR,
     CHANGED_COLOR,
     DEFAULT_FILL,
+    RECURRENT_COLOR,
     SELECT_COLOR,
     STUCK_COLOR,
     DevicePalette,
@@ -94,6 +96,7 @@ class _Renderer:
         self.paths = {id(c): c.path for c in view.focus.root.walk()}
         self.nodes: dict[int, list[tuple[Key, dict[str, str]]]] = {}  # component id -> its nodes
         self.edges: dict[tuple[Key, Key], list[str]] = {}
+        self.loops: dict[Key, str] = {}  # API nodes of components that carry a recurrent state: its label
         self.calls = self._calls(api)
         self.visible = self._visible_components(api is not None)
         self.api = api
@@ -191,6 +194,7 @@ class _Renderer:
             else:
                 source = self._api_node(call.caller.component, call.caller.name)
             self._edge(source, target, self._flow_label(call.inputs, call.output_records()))
+            self._recurrent_loop(call.component, target)
         if self.graph_fns and self.view.graph is not None:
             for fn_call in self.view.graph.graph_fn_calls:
                 if id(fn_call.api_call) in in_view and self.folding.box_for(fn_call.component) is None:
@@ -200,6 +204,12 @@ class _Renderer:
                 for name in component.api_methods:
                     self._api_node(component, name)
         self._stuck_marker()
+
+    def _recurrent_loop(self, component: Component, node: Key) -> None:
+        """A loop on ``node`` where its component carries a state from step to step (``recurrent_state_space``)."""
+        space = getattr(component, "recurrent_state_space", None)
+        if isinstance(space, Space):
+            self.loops[node] = "state " + space_label(space, 2) if self.spaces else "state"
 
     def _graph_fn_edge(self, call: GraphFnCall) -> None:
         node = self._add_node(call.component, ("fn", id(call.component), call.name), label=call.name,
@@ -243,6 +253,9 @@ class _Renderer:
             elif self.changes is not None and self.changes.edge_changed(stable, label):
                 attrs.update(color=CHANGED_COLOR, fontcolor=CHANGED_COLOR, penwidth="2")
             dot.edge(self.ids[source], self.ids[target], **attrs)
+        for node, label in self.loops.items():  # the recurrent state, from one step into the next
+            dot.edge(self.ids[node], self.ids[node], label=label, color=RECURRENT_COLOR, fontcolor=RECURRENT_COLOR,
+                     penwidth="1.5", dir="forward", **{"class": "rlw-recurrent"})
         if self.devices:
             self._legend(dot)
         return dot

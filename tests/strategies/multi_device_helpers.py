@@ -23,6 +23,9 @@ CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
     "ppo_shared": ("CartPole-v1", {
         "type": "ppo", "policy": {"network": NETWORK, "shared_value_function": True},
         "update": {"rollout_length": 24, "num_epochs": 2, "num_minibatches": 2}}),
+    "ppo_lstm": ("CartPole-v1", {  # minibatches of whole sequences: towers split by sequence
+        "type": "ppo", "policy": {"network": [*NETWORK, {"type": "lstm", "units": 8}], "shared_value_function": True},
+        "update": {"rollout_length": 24, "num_epochs": 2, "num_minibatches": 2, "sequence_length": 4}}),
     "sac": ("Pendulum-v1", {
         "type": "sac", "policy": {"network": NETWORK}, "critic": {"network": NETWORK, "num_critics": 2},
         "memory": {"type": "replay_memory", "capacity": 256},

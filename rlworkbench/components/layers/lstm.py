@@ -87,6 +87,11 @@ class LSTM(Component):
         self.bias = self.create_variable("bias", (4 * units,), initializer=np.repeat([0.0, forget, 0.0, 0.0], units))
         self.sigmoid, self.tanh = self.ops.activation("sigmoid"), self.ops.activation("tanh")
 
+    @property
+    def recurrent_state_space(self) -> Tuple:
+        """The state ``(h, c)`` it carries from step to step (drawn as a loop on its API methods)."""
+        return state_space(self.units)
+
     @api
     @graph_fn(returns=2)
     def apply(self, inputs: Tensor) -> tuple[Tensor, tuple[Tensor, Tensor]]:
