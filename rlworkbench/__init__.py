@@ -8,14 +8,17 @@ IPython it makes components, agents, executors, graphs and build errors draw the
 makes an uncaught ``BuildError`` draw its partial graph under its traceback.
 """
 
-from typing import Any as _Any
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from rlworkbench.core import Component, ComponentGraph, Executor, api, build, graph_fn
 from rlworkbench.drawable import install_notebook_display as _install_notebook_display
 from rlworkbench.errors import BuildError, ConfigError, MissingExtra, RLWorkbenchError, SpaceError
 
+if _TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
 
-def _draw(target: _Any, include: _Any = None, exclude: _Any = None) -> dict[str, str] | None:
+
+def _draw(target: object, include: object = None, exclude: object = None) -> dict[str, str] | None:
     """A notebook's drawing of ``target``: the renderer (graphviz) is imported when the first one is shown; without
     the ``jupyter`` extra, None (the object shows its repr)."""
     try:
@@ -29,7 +32,7 @@ def _draw(target: _Any, include: _Any = None, exclude: _Any = None) -> dict[str,
 _install_notebook_display(_draw)  # (how objects look when shown; uncaught errors: load_ipython_extension)
 
 
-def load_ipython_extension(ipython: _Any) -> None:
+def load_ipython_extension(ipython: "InteractiveShell") -> None:
     """``%load_ext rlworkbench``: rlworkbench objects draw themselves in ``ipython`` and an uncaught ``BuildError``
     shows its partial graph after its traceback (unless an exception handler of your own is installed there)."""
     _install_notebook_display(_draw, BuildError, shell=ipython)

@@ -8,13 +8,17 @@ Run with ``make demo`` or ``python -m rlworkbench.demo [--train-timesteps N]``.
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from rlworkbench import Component, api, build
 from rlworkbench.components import GreedyActionSelector, NeuralNetwork, PreprocessorStack
+from rlworkbench.core.ops import Tensor
 from rlworkbench.spaces import IntBox, Space, from_gymnasium
+
+if TYPE_CHECKING:
+    from rlworkbench.execution.train import TrainResult
 
 
 class QActor(Component):
@@ -29,11 +33,11 @@ class QActor(Component):
         super().__init__(self.preprocessor, self.network, self.selector, **kwargs)
 
     @api
-    def get_q_values(self, states: Any) -> Any:
+    def get_q_values(self, states: Tensor) -> Tensor:
         return self.network.apply(self.preprocessor.preprocess(states))
 
     @api
-    def get_action(self, states: Any) -> Any:
+    def get_action(self, states: Tensor) -> Tensor:
         return self.selector.select(self.get_q_values(states))
 
 
@@ -80,7 +84,7 @@ def run(env_id: str = "CartPole-v1", backend: str = "torch", seed: int = 0, step
 
 
 def train_dqn(env_id: str = "CartPole-v1", backend: str = "torch", seed: int = 0, timesteps: int = 12_000,
-              logdir: str = "runs") -> Any:
+              logdir: str = "runs") -> TrainResult:
     """Trains the shipped ``dqn_cartpole`` config (4 envs) and prints the summary table; returns the result."""
     from rlworkbench.execution import train
 

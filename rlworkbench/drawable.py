@@ -23,7 +23,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.lib.pretty import RepresentationPrinter
 
 DRAW_HINT = "import rlworkbench.visualize (or rlworkbench.workbench) to see its graph"
 DRAWN_TYPES = (("rlworkbench.core.component", "Component"), ("rlworkbench.agents.agent", "Agent"),
@@ -31,10 +36,10 @@ DRAWN_TYPES = (("rlworkbench.core.component", "Component"), ("rlworkbench.agents
                ("rlworkbench.errors", "BuildError"))
 """``(module, class name)`` of everything a notebook draws (subclasses included)."""
 
-Printer = Callable[..., Any]  # (target, include=None, exclude=None) -> a Jupyter mime bundle
+Printer = Callable[..., "dict[str, str] | None"]  # (target, include=None, exclude=None) -> a Jupyter mime bundle
 
 
-def pretty_with_draw_hint(self: Any, printer: Any, cycle: bool) -> None:
+def pretty_with_draw_hint(self: object, printer: RepresentationPrinter, cycle: bool) -> None:
     """IPython's plain text of a drawable object: its ``repr`` and :data:`DRAW_HINT`."""
     printer.text(f"{self!r}\n({DRAW_HINT})")
 
@@ -61,7 +66,7 @@ def install_notebook_display(printer: Printer, build_error: type[BaseException] 
     return True
 
 
-def show_uncaught_with_graph(error_type: type[BaseException], shell: Any) -> bool:
+def show_uncaught_with_graph(error_type: type[BaseException], shell: InteractiveShell) -> bool:
     """Makes an uncaught ``error_type`` (a BuildError) show its traceback and then display itself (its graph),
     unless a handler for other exceptions is installed in ``shell``; returns whether it was installed."""
     if shell.custom_exceptions not in ((), (error_type,)):  # the user's own handler stays
@@ -70,8 +75,8 @@ def show_uncaught_with_graph(error_type: type[BaseException], shell: Any) -> boo
     return True
 
 
-def _traceback_then_graph(shell: Any, etype: type, error: BaseException, tb: Any,
-                          tb_offset: int | None = None) -> Any:
+def _traceback_then_graph(shell: Any, etype: type, error: BaseException, tb: TracebackType | None,
+                          tb_offset: int | None = None) -> object:
     structured = shell.showtraceback((etype, error, tb), tb_offset=tb_offset)
     if getattr(error, "graph", None) is not None:
         from IPython.display import display

@@ -8,9 +8,13 @@ travels outwards (a space check knows the key path, the executor knows the API m
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rlworkbench.drawable import DRAW_HINT
+
+if TYPE_CHECKING:
+    from IPython.lib.pretty import RepresentationPrinter
+
 
 _CONTEXT_FIELDS = ("component", "api_method", "graph_fn", "argument", "key_path")
 
@@ -99,7 +103,7 @@ class BuildError(RLWorkbenchError):
         super().__init__(message, **context)
         self.graph = graph
 
-    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+    def _repr_pretty_(self, printer: RepresentationPrinter, cycle: bool) -> None:
         hint = "" if self.graph is None else f"\n({DRAW_HINT})"
         printer.text(f"{type(self).__name__}: {self}{hint}")
 

@@ -73,7 +73,7 @@ class Backend(abc.ABC):
         """Caps the framework's intra-op threads (small RL batches run fastest on one thread per process)."""
 
     @abc.abstractmethod
-    def create_generator(self, component: Component, seed: int) -> Any:
+    def create_generator(self, component: Component, seed: int) -> object:
         """A random generator on the component's device, for the ``ops.random_*`` functions."""
 
     @abc.abstractmethod
@@ -112,7 +112,7 @@ class Backend(abc.ABC):
         """
 
     @abc.abstractmethod
-    def bind_call(self, declared: Declared, component: Component) -> Callable[..., Any]:
+    def bind_call(self, declared: Declared, component: Component) -> Callable[..., object]:
         """The callable ``component.<declared.name>`` gives once built: the user's function bound to the
         component, wrapped only as the backend must (devices, container options, name scopes)."""
 

@@ -33,8 +33,8 @@ if TYPE_CHECKING:
 
 
 def spaces_of_sample_passes(component: Component, call: GraphFnCall, fn: Callable[..., object],
-                            samples: dict[int, tuple[Any, Any]], sample_of: Callable[[Space, int], Any],
-                            shape_and_dtype: Callable[[Any, dict[str, Any]], tuple[tuple[int, ...], np.dtype]]
+                            samples: dict[int, tuple[object, object]], sample_of: Callable[[Space, int], object],
+                            shape_and_dtype: Callable[[Any, dict[str, object]], tuple[tuple[int, ...], np.dtype]]
                             ) -> list[Space]:
     """The output spaces of one graph function call, from its values in the two sample passes.
 
@@ -42,12 +42,12 @@ def spaces_of_sample_passes(component: Component, call: GraphFnCall, fn: Callabl
     nobody produced are made with ``sample_of(space, sample_pass)``). ``fn`` runs once where every input is the
     same in both passes. ``shape_and_dtype(value, where)`` reads an output leaf's shape and dtype (the backend's
     tensors; ``where`` locates an error); :func:`space_of_two_passes` makes the space of the two."""
-    def space_of_pair(value_a: Any, value_b: Any, key_path: str, where: dict[str, object]) -> Space:
+    def space_of_pair(value_a: object, value_b: object, key_path: str, where: dict[str, object]) -> Space:
         where = {**where, "key_path": key_path or None}
         (shape_a, dtype), (shape_b, _) = shape_and_dtype(value_a, where), shape_and_dtype(value_b, where)
         return space_of_two_passes(tuple(shape_a), tuple(shape_b), dtype, where)
 
-    def values_of(arg: object) -> tuple[Any, Any]:
+    def values_of(arg: object) -> tuple[object, object]:
         if not isinstance(arg, Record):
             return arg, arg
         if arg.id not in samples:  # a root input, or made by a graph function with declared output spaces
@@ -72,7 +72,7 @@ def spaces_of_sample_passes(component: Component, call: GraphFnCall, fn: Callabl
             for index, (a, b) in enumerate(pairs)]
 
 
-def as_results(result: object) -> list[Any]:
+def as_results(result: object) -> list[object]:
     """The values a graph function declared to return several (or no) values gave back, as a list."""
     if isinstance(result, (tuple, list)):
         return list(result)
@@ -90,7 +90,7 @@ def sample_size(space: Space, sample_pass: int) -> int | tuple[int, int] | None:
     return time if space.has_time_rank else None
 
 
-def sample_value(space: Space, sample_pass: int, rng: np.random.Generator) -> Any:
+def sample_value(space: Space, sample_pass: int, rng: np.random.Generator) -> object:
     """A sampled value of ``space`` at the sizes of ``sample_pass``."""
     return space.sample(sample_size(space, sample_pass), seed=rng)
 
@@ -151,7 +151,7 @@ def space_of_two_passes(shape_a: tuple[int, ...], shape_b: tuple[int, ...], dtyp
     return leaf_space(tuple(shape_a[count:]), dtype)._with_ranks(*ranks)
 
 
-def structure_to_space(structure: Any, space_of_leaf: Any) -> Space:
+def structure_to_space(structure: object, space_of_leaf: Callable[[Any], Space]) -> Space:
     """Maps a nested output (dicts/tuples of tensors) to Dict/Tuple spaces of ``space_of_leaf(tensor)``."""
     if isinstance(structure, dict):
         return Dict({k: structure_to_space(v, space_of_leaf) for k, v in structure.items()})
@@ -160,7 +160,8 @@ def structure_to_space(structure: Any, space_of_leaf: Any) -> Space:
     return space_of_leaf(structure)
 
 
-def pairs_to_space(structure_a: Any, structure_b: Any, space_of_pair: Any, key_path: str = "") -> Space:
+def pairs_to_space(structure_a: object, structure_b: object, space_of_pair: Callable[[Any, Any, str], Space],
+                   key_path: str = "") -> Space:
     """Like :func:`structure_to_space` over the outputs of both passes, leaf by leaf (``space_of_pair(a, b,
     key_path)``); the two must have one structure."""
     if isinstance(structure_a, dict):
