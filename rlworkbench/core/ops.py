@@ -301,6 +301,12 @@ class Ops(Protocol):
                    padding: str = "valid") -> Tensor:
         """Max over ``pool_size`` windows of NHWC ``x``; ``"same"`` pads as TensorFlow (padding never wins)."""
 
+    def lstm_cell(self, x: Tensor, state: tuple[Tensor, Tensor], kernel: Tensor, recurrent_kernel: Tensor,
+                  bias: Tensor) -> tuple[Tensor, Tensor]:
+        """One LSTM step ``(h', c')`` for ``x`` ``(batch, n)`` from ``state = (h, c)``: ``z = x @ kernel + h @
+        recurrent_kernel + bias`` split into gates ``[i, f, g, o]`` (Keras' and torch's order), ``c' = sigmoid(f) c +
+        sigmoid(i) tanh(g)``, ``h' = sigmoid(o) tanh(c')`` (fused where the backend has a fused cell)."""
+
     def scan(self, fn: Callable[[Carry, Tensor], Carry], elems: Tensor, initializer: Carry) -> Carry:
         """``carry = fn(carry, elems[t])`` for each ``t`` along axis 0 from ``initializer``; returns every step's
         carry stacked on a new axis 0 (nested like ``initializer``), as ``tf.scan``."""

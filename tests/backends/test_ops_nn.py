@@ -95,3 +95,17 @@ def test_torch_gradients_of_a_loss_that_depends_on_no_variable_are_zeros():
     variable = torch.nn.Parameter(torch.ones(2, 3))
     grads = torch_ops.gradients(torch.as_tensor(RNG.normal(size=4)).sum(), [variable])
     assert len(grads) == 1 and tuple(grads[0].shape) == (2, 3) and not grads[0].any()
+
+
+def test_lstm_cell_gives_the_same_numbers_as_the_gate_formula_on_both_backends():
+    rng = np.random.default_rng(3)
+    x, h, c = (rng.normal(size=shape).astype(np.float32) for shape in ((5, 3), (5, 4), (5, 4)))
+    kernel, recurrent, bias = (rng.normal(size=shape).astype(np.float32) for shape in ((3, 16), (4, 16), (16,)))
+    z = x @ kernel + h @ recurrent + bias
+    sigmoid = lambda v: 1 / (1 + np.exp(-v))  # noqa: E731
+    c_next = sigmoid(z[:, 4:8]) * c + sigmoid(z[:, :4]) * np.tanh(z[:, 8:12])
+    h_next = sigmoid(z[:, 12:]) * np.tanh(c_next)
+    for ops, to in ((torch_ops, torch.as_tensor), (tf_ops, tf.convert_to_tensor)):
+        got = ops.lstm_cell(to(x), (to(h), to(c)), to(kernel), to(recurrent), to(bias))
+        np.testing.assert_allclose(np.asarray(got[0]), h_next, atol=1e-5)
+        np.testing.assert_allclose(np.asarray(got[1]), c_next, atol=1e-5)

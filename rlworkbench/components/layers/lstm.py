@@ -85,7 +85,6 @@ class LSTM(Component):
                                                      initializer=self.recurrent_initializer)
         forget = float(self.unit_forget_bias)
         self.bias = self.create_variable("bias", (4 * units,), initializer=np.repeat([0.0, forget, 0.0, 0.0], units))
-        self.sigmoid, self.tanh = self.ops.activation("sigmoid"), self.ops.activation("tanh")
 
     @property
     def recurrent_state_space(self) -> Tuple:
@@ -129,27 +128,22 @@ class LSTM(Component):
     def _unroll(self, inputs: Tensor, initial_state: State, resets: Tensor | None) -> tuple[Tensor, State]:
         """Time-major ``(outputs, (hs, cs))`` of every step."""
         steps = inputs if self.time_major else self.ops.transpose(inputs, (1, 0, 2))
-        projected = self.ops.dense(steps, self.kernel, self.bias)  # the input part of every step at once
         if resets is None:
-            h, c = self.ops.scan(self._step, projected, tuple(initial_state))
+            h, c = self.ops.scan(self._step, steps, tuple(initial_state))
             return h, (h, c)
         resets = resets if self.time_major else self.ops.transpose(resets, (1, 0))
         keep = self.ops.expand_dims(1.0 - self.ops.cast(resets, "float32"), -1)
-        h, c = self.ops.scan(self._step_with_reset, self.ops.concat([projected, keep], -1), tuple(initial_state))
+        h, c = self.ops.scan(self._step_with_reset, self.ops.concat([steps, keep], -1), tuple(initial_state))
         return h, (h, c)
 
     def _batch_first(self, time_major: Tensor) -> Tensor:
-        """A time-major value of every step in the layout of the inputs."""
+        """A time-major value of every step in the layout of the inputs (batch-major unless time-major)."""
         return time_major if self.time_major else self.ops.transpose(time_major, (1, 0, 2))
 
-    def _step_with_reset(self, state: State, projected_and_keep: Tensor) -> State:
-        keep = projected_and_keep[:, -1:]
+    def _step_with_reset(self, state: State, x_and_keep: Tensor) -> State:
+        keep = x_and_keep[:, -1:]
         h, c = state
-        return self._step((h * keep, c * keep), projected_and_keep[:, :-1])
+        return self._step((h * keep, c * keep), x_and_keep[:, :-1])
 
-    def _step(self, state: State, projected: Tensor) -> State:
-        h, c = state
-        z = projected + self.ops.matmul(h, self.recurrent_kernel)
-        n = self.units
-        c = self.sigmoid(z[:, n:2 * n]) * c + self.sigmoid(z[:, :n]) * self.tanh(z[:, 2 * n:3 * n])
-        return self.sigmoid(z[:, 3 * n:]) * self.tanh(c), c
+    def _step(self, state: State, x: Tensor) -> State:
+        return self.ops.lstm_cell(x, state, self.kernel, self.recurrent_kernel, self.bias)

@@ -29,10 +29,19 @@ def max_pool2d(x: Tensor, pool_size: Sequence[int], strides: Sequence[int], padd
     return tf.nn.max_pool2d(x, [int(p) for p in pool_size], [int(s) for s in strides], padding.upper())
 
 
+def lstm_cell(x: Tensor, state: tuple[Tensor, Tensor], kernel: Tensor, recurrent_kernel: Tensor,
+              bias: Tensor) -> tuple[Tensor, Tensor]:
+    """One LSTM step (gates ``[i, f, g, o]``, as Keras)."""
+    h, c = state
+    i, f, g, o = tf.split(tf.matmul(x, kernel) + tf.matmul(h, recurrent_kernel) + bias, 4, axis=-1)
+    c = tf.sigmoid(f) * c + tf.sigmoid(i) * tf.tanh(g)
+    return tf.sigmoid(o) * tf.tanh(c), c
+
+
 def scan(fn: Callable[[Any, Tensor], Any], elems: Tensor, initializer: Tensor) -> Tensor:
     """``carry = fn(carry, elems[t])`` for every ``t`` of axis 0 (its length may be unknown while tracing),
     from ``initializer``; returns every step's carry stacked on a new axis 0 (nested like ``initializer``)."""
     return tf.scan(fn, elems, initializer=initializer)
 
 
-__all__ = ["conv2d", "max_pool2d", "scan"]
+__all__ = ["conv2d", "lstm_cell", "max_pool2d", "scan"]

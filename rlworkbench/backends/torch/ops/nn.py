@@ -1,4 +1,4 @@
-"""Neural-network operations: 2-D convolution and max pooling on NHWC images, and a scan over time.
+"""Neural-network operations: 2-D convolution and max pooling on NHWC images, an LSTM step, a scan over time.
 
 Images are ``(batch, height, width, channels)`` and kernels ``(kh, kw, in, out)`` as on TensorFlow, so weights
 copy between backends unchanged; PyTorch's NCHW primitives are wrapped with transposes. ``"same"`` padding
@@ -56,6 +56,13 @@ def max_pool2d(x: Tensor, pool_size: Sequence[int], strides: Sequence[int], padd
     return F.max_pool2d(nchw, window, strides).permute(0, 2, 3, 1)
 
 
+def lstm_cell(x: Tensor, state: tuple[Tensor, Tensor], kernel: Tensor, recurrent_kernel: Tensor,
+              bias: Tensor) -> tuple[Tensor, Tensor]:
+    """One LSTM step with PyTorch's fused cell (same gate order as ours: kernels transposed, one bias)."""
+    h, c = torch.lstm_cell(x, (state[0], state[1]), kernel.t(), recurrent_kernel.t(), bias, None)
+    return h, c
+
+
 def scan(fn: Callable[[Any, Tensor], Any], elems: Tensor, initializer: Any) -> Any:
     """``tf.scan``: ``carry = fn(carry, elems[t])`` for every ``t`` of axis 0, from ``initializer``; returns
     every step's carry stacked on a new axis 0 (nested like ``initializer``)."""
@@ -68,4 +75,4 @@ def scan(fn: Callable[[Any, Tensor], Any], elems: Tensor, initializer: Any) -> A
     return nest.map_structure(lambda *leaves: torch.stack(leaves, 0), *steps)
 
 
-__all__ = ["conv2d", "max_pool2d", "scan"]
+__all__ = ["conv2d", "lstm_cell", "max_pool2d", "scan"]
