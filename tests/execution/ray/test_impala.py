@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import ray
 
 from rlworkbench.agents import Agent, builtin_config
 from rlworkbench.errors import ConfigError
@@ -53,6 +54,25 @@ def test_impala_learns_one_fragment_per_update_from_a_bounded_queue(ray_session,
         assert workers["episodes"].sum() > 0 and workers["weights_behind"][settled].max() < 20
         asked = [steps > 0 or impala.samplers.in_flight(index) for index, steps in enumerate(workers["env_steps"])]
         assert all(asked)  # 3 samplers, a queue of 2: all are asked in turn (the last may still be starting)
+    finally:
+        impala.close()
+
+
+RECURRENT = {**CONFIG, "policy": {"network": [{"type": "dense", "units": 16, "activation": "tanh"},
+                                              {"type": "lstm", "units": 8}], "shared_value_function": True}}
+
+
+def test_recurrent_impala_learns_on_ray_from_fragments_with_their_start_state(ray_session):
+    agent = Agent.from_env("CartPole-v1", RECURRENT, backend="torch", seed=0)
+    impala = PlanRun(IMPALA, agent, "CartPole-v1", {**SETTINGS, "workers": 2}, seed=0)
+    try:
+        impala.train(1500)
+        updates = impala.updates
+        assert impala.agent.recurrent and len(updates) == impala.agent.updates > 0
+        assert (updates["rollout_steps"] == 20.0).all() and np.isfinite(updates["loss"]).all()
+        fragment = ray.get(impala.samplers.actor(0).sample.remote(10), timeout=120)
+        h, c = fragment.batch["internal_states"]
+        assert h.shape == c.shape == (2, 8) and np.any(h)  # the state the envs went on with
     finally:
         impala.close()
 
