@@ -9,6 +9,7 @@ from typing import Any
 
 from rlworkbench.agents.config import config_section, load_config
 from rlworkbench.agents.policy_root import PolicyActingRoot
+from rlworkbench.components.layers.lstm import StateTensors
 from rlworkbench.components.layers.neural_network import NeuralNetwork
 from rlworkbench.components.layers.recurrent_network import is_recurrent_spec
 from rlworkbench.components.policies.policy import Policy
@@ -44,7 +45,7 @@ class ActorCriticRoot(PolicyActingRoot):
         log_probs, _, values = self._evaluate_all(preprocessed_states, actions)
         return log_probs, values
 
-    def _evaluate_all(self, states: Tensor, actions: Tensor, internal_states: Tensor | None = None,
+    def _evaluate_all(self, states: Tensor, actions: Tensor, internal_states: StateTensors | None = None,
                       resets: Tensor | None = None) -> tuple[Any, Any, Any]:
         """``(log_probs, entropies, values)`` with one pass of the policy network (a helper, not an API method);
         a recurrent root (:class:`~rlworkbench.agents.recurrent_root.RecurrentActorCriticRoot`) also takes the
@@ -85,7 +86,7 @@ def policy_and_value_network(policy_config: Mapping[str, Any], action_space: Spa
     return policy, value_network
 
 
-def has_recurrent_policy(config: Mapping[str, Any] | str | Path) -> bool:
+def has_recurrent_policy(config: Mapping[str, object] | str | Path) -> bool:
     """Whether a config's ``policy/network`` holds an ``lstm`` layer (read before validation: anything else is
     no)."""
     try:

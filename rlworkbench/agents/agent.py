@@ -29,7 +29,7 @@ from rlworkbench.agents.checkpoint import read_checkpoint, write_checkpoint
 from rlworkbench.agents.config import load_config, validate_config
 from rlworkbench.agents.input_checks import check_rows, finite_per_row, terminals_of
 from rlworkbench.agents.preprocessed_states import PreprocessedStates
-from rlworkbench.agents.protocols import Arrays
+from rlworkbench.agents.protocols import Arrays, Mask
 from rlworkbench.agents.random_streams import is_stream, new_stream, reseed_generators
 from rlworkbench.agents.registry import agent_class
 from rlworkbench.agents.transitions import EpisodeTracker
@@ -76,13 +76,13 @@ class Agent(abc.ABC):
     recurrent: ClassVar[bool] = False
     wants_episode_starts: ClassVar[bool] = False
 
-    def __new__(cls, config: Mapping[str, Any] | str | Path, *args: Any, **kwargs: Any) -> Agent:
+    def __new__(cls, config: Mapping[str, object] | str | Path, *args: object, **kwargs: object) -> Agent:
         """The class ``config`` needs (:meth:`variant_for`: e.g. PPO's recurrent variant for a policy network with
         an ``lstm`` layer), so ``PPOAgent(config, ...)`` and ``Agent.from_config`` agree."""
         return super().__new__(cls.variant_for(config))
 
     @classmethod
-    def variant_for(cls, config: Mapping[str, Any] | str | Path) -> type[Agent]:
+    def variant_for(cls, config: Mapping[str, object] | str | Path) -> type[Agent]:
         """The subclass that runs ``config`` (the class itself unless an agent type has variants)."""
         return cls
 
@@ -230,7 +230,7 @@ class Agent(abc.ABC):
 
     # ----- acting and observing ------------------------------------------------------------------------------
     def get_actions(self, states: Arrays, explore: bool = True, preprocess: bool = True,
-                    episode_starts: Any = None) -> Arrays:
+                    episode_starts: Mask | None = None) -> Arrays:
         """Actions for a batch of states (one per env), or one action for one unbatched state. ``explore=False``
         acts greedily; ``preprocess=False`` takes states that went through :meth:`preprocess` already.
         ``episode_starts`` (one bool per row, optional) says which rows begin an episode: a recurrent agent resets
@@ -251,7 +251,7 @@ class Agent(abc.ABC):
                 self.preprocessed_states.remember("acted", states, known)
         return nest.map_structure(lambda leaf: leaf[0], actions) if single else actions
 
-    def _note_episode_starts(self, episode_starts: Any) -> None:  # noqa: B027 (an optional hook)
+    def _note_episode_starts(self, episode_starts: Mask | None) -> None:  # noqa: B027 (an optional hook)
         """Takes the ``episode_starts`` of the coming acting step (recurrent agents)."""
 
     def preprocess(self, states: Arrays) -> Arrays:

@@ -8,7 +8,7 @@ environment with ``observe`` and learns from them on-policy (v-trace's importanc
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,9 @@ from rlworkbench.core.component import Component
 from rlworkbench.errors import SpaceError
 from rlworkbench.spaces import FloatBox, Space
 
+SequenceContext = tuple[tuple[np.ndarray, ...], np.ndarray] | None
+"""A recurrent agent's start state and resets of the sequences (None without recurrence)."""
+
 SEQUENCE_KEYS = ("states", "actions", "rewards", "terminals", "next_states")
 
 
@@ -61,7 +64,7 @@ class ImpalaAgent(PolicyActing, Agent):
     optional_batch_keys: tuple[str, ...] = ("behaviour_log_probs",)  # besides SEQUENCE_KEYS
 
     @classmethod
-    def variant_for(cls, config: Mapping[str, Any] | str | Path) -> type[Agent]:
+    def variant_for(cls, config: Mapping[str, object] | str | Path) -> type[Agent]:
         """:class:`~rlworkbench.agents.recurrent_learning.RecurrentImpalaAgent` for a policy network with an
         ``lstm``."""
         if cls is ImpalaAgent and has_recurrent_policy(config):
@@ -144,7 +147,7 @@ class ImpalaAgent(PolicyActing, Agent):
                 taken.rewards, taken.terminals, taken.next_states, taken.continues, None,
                 self._context(taken.initial_states, taken.resets))
 
-    def _context(self, initial_states: Any, resets: np.ndarray) -> Any:
+    def _context(self, initial_states: Sequence[np.ndarray] | None, resets: np.ndarray) -> SequenceContext:
         """What a recurrent agent needs besides the sequences (their start state and resets); None here."""
         return None
 
@@ -173,7 +176,7 @@ class ImpalaAgent(PolicyActing, Agent):
 
     def _learn(self, states: Arrays, actions: Arrays, rewards: np.ndarray, terminals: np.ndarray,
                flat_next_states: dict[str, np.ndarray], continues: np.ndarray,
-               behaviour_log_probs: np.ndarray | None, context: Any) -> dict[str, float]:
+               behaviour_log_probs: np.ndarray | None, context: SequenceContext) -> dict[str, float]:
         """One v-trace step on ``(num_envs, length)`` sequences (states preprocessed, next states raw and flat)."""
         discount = np.float32(self.config["discount"])
         last = np.zeros(rewards.shape, bool)
@@ -195,17 +198,18 @@ class ImpalaAgent(PolicyActing, Agent):
         return {"loss": float(loss), **{name: float(value) for name, value in parts.items()},
                 "grad_norm": float(grad_norm), "rollout_steps": float(rewards.size)}
 
-    def _values_after(self, states: Arrays, next_states: Arrays, rows: np.ndarray, context: Any) -> np.ndarray:
+    def _values_after(self, states: Arrays, next_states: Arrays, rows: np.ndarray,
+                      context: SequenceContext) -> np.ndarray:
         """``V(next_states)`` of the steps ``rows`` (flat indices into the sequences) whose returns bootstrap."""
         return np.asarray(self.api.get_state_values(self.preprocess(next_states)), np.float32)
 
-    def _log_probs_now(self, states: Arrays, actions: Arrays, context: Any) -> np.ndarray:
+    def _log_probs_now(self, states: Arrays, actions: Arrays, context: SequenceContext) -> np.ndarray:
         """Log-probs of the sequences' actions under the current weights (flat, one per step)."""
         log_probs, _ = self.api.evaluate(nest.map_structure(_merge_time, states),
                                          nest.map_structure(_merge_time, actions))
         return np.asarray(log_probs, np.float32).reshape(-1)
 
-    def _sequence_inputs(self, context: Any) -> dict[str, Any]:
+    def _sequence_inputs(self, context: SequenceContext) -> dict[str, object]:
         """Extra inputs of ``update_sequences`` (a recurrent agent's start state and resets)."""
         return {}
 

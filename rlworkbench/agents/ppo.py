@@ -68,7 +68,7 @@ class PPOAgent(PolicyActing, Agent):
     defaults = DEFAULTS
 
     @classmethod
-    def variant_for(cls, config: Mapping[str, Any] | str | Path) -> type[Agent]:
+    def variant_for(cls, config: Mapping[str, object] | str | Path) -> type[Agent]:
         """:class:`~rlworkbench.agents.recurrent_learning.RecurrentPPOAgent` for a policy network with an ``lstm``."""
         if cls is PPOAgent and has_recurrent_policy(config):
             from rlworkbench.agents.recurrent_learning import RecurrentPPOAgent
@@ -173,7 +173,7 @@ class PPOAgent(PolicyActing, Agent):
         for _ in range(config["num_epochs"]):
             yield from np.array_split(self.shuffle_rng.permutation(size), min(config["num_minibatches"], size))
 
-    def _minibatch(self, rollout: Rollout, inputs: Mapping[str, Any], rows: np.ndarray) -> dict[str, Any]:
+    def _minibatch(self, rollout: Rollout, inputs: Mapping[str, Arrays], rows: np.ndarray) -> dict[str, object]:
         """The inputs of one ``update_minibatch`` call: the rows ``rows`` of every input."""
         return {key: _rows(value, rows) for key, value in inputs.items()}
 

@@ -10,7 +10,7 @@ with the methods does too (they are structural).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 
@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 # what an agent takes and hands back: numpy arrays, or dicts and tuples of them (one per leaf of its space)
 Arrays: TypeAlias = Nested[np.ndarray]
+Mask: TypeAlias = np.ndarray | Sequence[bool]
+"""One bool per row (e.g. the rows whose episode begins)."""
 
 
 @runtime_checkable

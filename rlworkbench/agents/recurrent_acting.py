@@ -3,13 +3,13 @@ next, reset where an episode begins, and acting with an explicit state."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from rlworkbench import nest
-from rlworkbench.agents.protocols import Arrays
+from rlworkbench.agents.protocols import Arrays, Mask
 from rlworkbench.errors import SpaceError
 from rlworkbench.spaces import Space
 
@@ -36,16 +36,17 @@ class RowStates:
 
     def zeros(self, batch: int) -> State:
         """The zero state for ``batch`` rows."""
-        return tuple(np.zeros((batch, *leaf.shape), np.float32) for leaf in self.row_space.flatten().values())
+        return tuple(np.zeros((batch, *leaf.shape), np.float32)
+                     for leaf in self.row_space.flatten().values() if isinstance(leaf, Space))
 
     def clear(self) -> None:
         self.carried = self.acted_with = self.acted_resets = self._terminal = None
         self._next_states = {}
 
-    def for_acting(self, flat_states: dict[str, np.ndarray], episode_starts: np.ndarray | None,
+    def for_acting(self, flat_states: Mapping[str, object], episode_starts: Mask | None,
                    ) -> tuple[State, np.ndarray]:
         """``(carried state, resets)`` for a batch of rows (``flat_states``: the states acted on, flat by key)."""
-        batch = len(next(iter(flat_states.values())))
+        batch = len(np.asarray(next(iter(flat_states.values()))))
         if self.carried is None or len(self.carried[0]) != batch:
             self.carried, self._terminal, self._next_states = self.zeros(batch), None, {}
             resets = np.ones(batch, bool)
@@ -54,7 +55,7 @@ class RowStates:
         else:
             resets = np.zeros(batch, bool) if self._terminal is None else self._terminal.copy()
             for key, last in self._next_states.items():
-                resets |= ~(flat_states[key] == last).reshape(batch, -1).all(axis=1)
+                resets |= ~(np.asarray(flat_states[key]) == last).reshape(batch, -1).all(axis=1)
         self.acted_resets = resets
         self.acted_with = tuple(np.where(resets.reshape(-1, *[1] * (leaf.ndim - 1)), 0.0, leaf).astype(np.float32)
                                 for leaf in self.carried)
@@ -63,7 +64,8 @@ class RowStates:
     def after_acting(self, final_state: Sequence[np.ndarray]) -> None:
         self.carried = tuple(np.asarray(leaf, np.float32) for leaf in final_state)
 
-    def observed(self, rows: Sequence[int], terminals: np.ndarray, flat_next_states: dict[str, np.ndarray]) -> None:
+    def observed(self, rows: Sequence[Hashable], terminals: np.ndarray,
+                 flat_next_states: dict[str, np.ndarray]) -> None:
         """Notes the rows' terminals and next states (the fallback when no ``episode_starts`` are given)."""
         if self.carried is None:
             return
@@ -78,7 +80,7 @@ class RowStates:
             store = self._next_states.setdefault(key, np.full((batch, *value.shape[1:]), np.nan, np.float64))
             store[rows_array] = value
 
-    def rows_acted_with(self, rows: Sequence[int]) -> tuple[State, np.ndarray]:
+    def rows_acted_with(self, rows: Sequence[Hashable]) -> tuple[State, np.ndarray]:
         """The state the rows ``rows`` acted with in the last step, and whether it was reset to zeros."""
         if self.acted_with is None or self.acted_resets is None:
             raise SpaceError("a recurrent agent observes rows it acted on: call get_actions first",
@@ -87,12 +89,12 @@ class RowStates:
         return tuple(leaf[index] for leaf in self.acted_with), self.acted_resets[index]
 
 
-def with_time_axis(value: Arrays) -> Any:
+def with_time_axis(value: Arrays) -> Arrays:
     """A batch as sequences of one step: ``(batch, ...)`` leaves become ``(batch, 1, ...)``."""
     return nest.map_structure(lambda leaf: np.asarray(leaf)[:, None], value)
 
 
-def without_time_axis(value: Any) -> Any:
+def without_time_axis(value: Arrays) -> Arrays:
     """The inverse of :func:`with_time_axis`."""
     return nest.map_structure(lambda leaf: np.asarray(leaf)[:, 0], value)
 
@@ -119,12 +121,12 @@ class RecurrentActing:
         """The zero state for ``batch`` sequences (rows)."""
         return self.row_states.zeros(int(batch))
 
-    def act_with_state(self, states: Arrays, internal_states: Sequence[np.ndarray], resets: Any = None,
+    def act_with_state(self, states: Arrays, internal_states: Sequence[np.ndarray], resets: Mask | None = None,
                        explore: bool = True) -> tuple[Arrays, State]:
         """``(actions, next_internal_states)`` for a batch of raw states acting from ``internal_states`` (rows
         where ``resets`` is true start from zeros); the carried per-row state is left alone."""
         self._require_built("act_with_state")  # type: ignore[attr-defined]  # the Agent's
-        batch = len(next(iter(self.state_space.flatten(states).values())))
+        batch = len(np.asarray(next(iter(self.state_space.flatten(states).values()))))
         resets = np.zeros(batch, bool) if resets is None else np.asarray(resets, bool).reshape(batch)
         actions, _, final_state = self._act_in_graph(with_time_axis(states), tuple(internal_states), resets, explore,
                                                      raw=True)
@@ -137,7 +139,7 @@ class RecurrentActing:
         self._require_built("preprocess")  # type: ignore[attr-defined]
         return without_time_axis(self.api.preprocess(with_time_axis(states)))
 
-    def _note_episode_starts(self, episode_starts: Any) -> None:
+    def _note_episode_starts(self, episode_starts: Mask | None) -> None:
         self._episode_starts = episode_starts
 
     def _act(self, states: Arrays, explore: bool) -> tuple[Arrays, Arrays]:
@@ -145,6 +147,7 @@ class RecurrentActing:
         actions, preprocessed, final_state = self._act_in_graph(with_time_axis(states), carried, resets, explore,
                                                                 raw=True)
         self.row_states.after_acting(final_state)
+        assert preprocessed is not None  # (raw states in)
         return actions, preprocessed
 
     def _act_preprocessed(self, preprocessed_states: Arrays, explore: bool) -> Arrays:
@@ -155,7 +158,7 @@ class RecurrentActing:
         self.row_states.after_acting(final_state)
         return actions
 
-    def _take_starts(self) -> Any:
+    def _take_starts(self) -> Mask | None:
         starts, self._episode_starts = getattr(self, "_episode_starts", None), None
         return starts
 

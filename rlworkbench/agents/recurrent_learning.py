@@ -15,15 +15,14 @@ states), with no padding and no burn-in — every step of a chunk is learnt from
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from rlworkbench import nest
 from rlworkbench.agents.agent import PREPROCESSED
-from rlworkbench.agents.impala import ImpalaAgent
+from rlworkbench.agents.impala import ImpalaAgent, SequenceContext
 from rlworkbench.agents.ppo import BATCH_KEYS, PPOAgent
 from rlworkbench.agents.ppo_rollout import Rollout
 from rlworkbench.agents.protocols import Arrays
@@ -47,7 +46,7 @@ def recurrent_spaces(agent: PPOAgent | ImpalaAgent, spaces: dict[str, Space | Ou
     return spaces
 
 
-def _as_sequences(value: Any, shape: tuple[int, int]) -> Any:
+def _as_sequences(value: Arrays, shape: tuple[int, int]) -> Arrays:
     """Flat ``(num_envs * length, ...)`` leaves as ``(num_envs, length, ...)``."""
     return nest.map_structure(lambda leaf: np.asarray(leaf).reshape(*shape, *np.shape(leaf)[1:]), value)
 
@@ -66,7 +65,7 @@ class RecurrentLearning(RecurrentActing):
         self.sequences = SequenceBuffer()
         self.row_states = RowStates(self.internal_state_space)
 
-    def _observe(self, env_ids: list[Any], starts: np.ndarray, preprocessed_states: Arrays, actions: Arrays,
+    def _observe(self, env_ids: list[Hashable], starts: np.ndarray, preprocessed_states: Arrays, actions: Arrays,
                  rewards: np.ndarray, terminals: np.ndarray, next_states: Arrays) -> None:
         """Keeps each row's step with the state it acted with (env ids are the rows acted on)."""
         flat_next = self.state_space.flatten(next_states)
@@ -189,7 +188,7 @@ class RecurrentPPOAgent(RecurrentLearning, PPOAgent):
         next_states = self.state_space.unflatten({k: v[rows] for k, v in rollout.next_states.items()})
         return self._values_from(rollout.step_states, next_states, rows)
 
-    def _minibatches(self, rollout: Rollout) -> Any:
+    def _minibatches(self, rollout: Rollout) -> Iterator[np.ndarray]:
         """``(sequences, sequence_length)`` step numbers per minibatch: each environment's rollout cut into
         sequences, ``num_epochs`` shuffled passes of ``num_minibatches`` sets of whole sequences."""
         config, size = self.config["update"], self.sequence_length
@@ -198,7 +197,7 @@ class RecurrentPPOAgent(RecurrentLearning, PPOAgent):
             order = self.shuffle_rng.permutation(len(chunks))
             yield from (chunks[part] for part in np.array_split(order, min(config["num_minibatches"], len(chunks))))
 
-    def _minibatch(self, rollout: Rollout, inputs: Mapping[str, Any], rows: np.ndarray) -> dict[str, Any]:
+    def _minibatch(self, rollout: Rollout, inputs: Mapping[str, Arrays], rows: np.ndarray) -> dict[str, object]:
         assert isinstance(rollout, SequenceRollout)
         batch = super()._minibatch(rollout, inputs, rows)
         length = rollout.index.shape[1]
@@ -210,7 +209,7 @@ class RecurrentPPOAgent(RecurrentLearning, PPOAgent):
         batch["resets"] = rollout.resets.reshape(-1)[rows]
         return batch
 
-    def load_extra_state(self, state: Mapping[str, Any]) -> None:
+    def load_extra_state(self, state: Mapping[str, object]) -> None:
         super().load_extra_state(state)
         self.sequences.clear()
         self.row_states.clear()
@@ -238,20 +237,29 @@ class RecurrentImpalaAgent(RecurrentLearning, ImpalaAgent):
 
     optional_batch_keys = ("behaviour_log_probs", "internal_states")
 
-    def _context(self, initial_states: Any, resets: np.ndarray) -> tuple[State, np.ndarray]:
+    def _context(self, initial_states: Sequence[np.ndarray] | None, resets: np.ndarray) -> SequenceContext:
         initial = (self.initial_state(len(resets)) if initial_states is None
                    else tuple(np.asarray(leaf, np.float32) for leaf in initial_states))
         return initial, resets
 
-    def _values_after(self, states: Arrays, next_states: Arrays, rows: np.ndarray, context: Any) -> np.ndarray:
-        initial, resets = context
+    def _values_after(self, states: Arrays, next_states: Arrays, rows: np.ndarray,
+                      context: SequenceContext) -> np.ndarray:
+        initial, resets = _unpack(context)
         return self._values_from(tuple(self.api.step_states(states, initial, resets)), next_states, rows)
 
-    def _log_probs_now(self, states: Arrays, actions: Arrays, context: Any) -> np.ndarray:
-        initial, resets = context
+    def _log_probs_now(self, states: Arrays, actions: Arrays, context: SequenceContext) -> np.ndarray:
+        initial, resets = _unpack(context)
         log_probs, _ = self.api.evaluate(states, actions, initial, resets)
         return np.asarray(log_probs, np.float32).reshape(-1)
 
-    def _sequence_inputs(self, context: Any) -> dict[str, Any]:
-        initial, resets = context
+    def _sequence_inputs(self, context: SequenceContext) -> dict[str, object]:
+        initial, resets = _unpack(context)
         return {"internal_states": initial, "resets": resets}
+
+
+def _unpack(context: SequenceContext) -> tuple[State, np.ndarray]:
+    """The start state and resets of a recurrent agent's sequences (always given here)."""
+    if context is None:
+        raise SpaceError("recurrent sequences need their start state and resets", argument="sequences",
+                         expected="(internal_states, resets)", got=None)
+    return context

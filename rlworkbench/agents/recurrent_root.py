@@ -4,7 +4,7 @@ recurrent state at the sequences' start and the steps that reset it."""
 from __future__ import annotations
 
 from rlworkbench.agents.actor_critic_root import ActorCriticRoot
-from rlworkbench.components.layers.lstm import State
+from rlworkbench.components.layers.lstm import StateTensors
 from rlworkbench.components.policies.recurrent_policy import RecurrentPolicy
 from rlworkbench.core.decorators import api
 from rlworkbench.core.ops import Tensor
@@ -24,41 +24,42 @@ class RecurrentActorCriticRoot(ActorCriticRoot):
     policy: RecurrentPolicy
 
     @api
-    def act(self, states: Tensor, internal_states: State, resets: Tensor) -> tuple[Tensor, Tensor, State]:
+    def act(self, states: Tensor, internal_states: StateTensors, resets: Tensor) -> tuple[Tensor, Tensor, StateTensors]:
         """Sampled actions for raw states: ``(actions, preprocessed_states, final_state)``."""
         preprocessed = self.preprocess(states)
         actions, final_state = self.policy.get_stochastic_action(preprocessed, internal_states, resets)
         return actions, preprocessed, final_state
 
     @api
-    def act_preprocessed(self, preprocessed_states: Tensor, internal_states: State,
-                         resets: Tensor) -> tuple[Tensor, State]:
+    def act_preprocessed(self, preprocessed_states: Tensor, internal_states: StateTensors,
+                         resets: Tensor) -> tuple[Tensor, StateTensors]:
         return self.policy.get_stochastic_action(preprocessed_states, internal_states, resets)
 
     @api
-    def act_greedy(self, preprocessed_states: Tensor, internal_states: State, resets: Tensor) -> tuple[Tensor, State]:
+    def act_greedy(self, preprocessed_states: Tensor, internal_states: StateTensors,
+                   resets: Tensor) -> tuple[Tensor, StateTensors]:
         return self.policy.get_deterministic_action(preprocessed_states, internal_states, resets)
 
     @api
-    def get_state_values(self, preprocessed_states: Tensor, internal_states: State, resets: Tensor) -> Tensor:
+    def get_state_values(self, preprocessed_states: Tensor, internal_states: StateTensors, resets: Tensor) -> Tensor:
         """``V(states)`` per step, from the policy's value head or the separate value network."""
         if self.value_network is None:
             return self.policy.get_state_values(preprocessed_states, internal_states, resets)
         return self._squeeze(self.value_network.apply(preprocessed_states))
 
     @api
-    def evaluate(self, preprocessed_states: Tensor, actions: Tensor, internal_states: State,
+    def evaluate(self, preprocessed_states: Tensor, actions: Tensor, internal_states: StateTensors,
                  resets: Tensor) -> tuple[Tensor, Tensor]:
         """``(log_probs, values)`` per step of the sequences under the current policy."""
         log_probs, _, values = self._evaluate_all(preprocessed_states, actions, internal_states, resets)
         return log_probs, values
 
     @api
-    def step_states(self, preprocessed_states: Tensor, internal_states: State, resets: Tensor) -> State:
+    def step_states(self, preprocessed_states: Tensor, internal_states: StateTensors, resets: Tensor) -> StateTensors:
         """The policy's state after every step of the sequences (to bootstrap from, or to start a later part)."""
         return self.policy.get_step_states(preprocessed_states, internal_states, resets)
 
-    def _evaluate_all(self, states: Tensor, actions: Tensor, internal_states: State | None = None,
+    def _evaluate_all(self, states: Tensor, actions: Tensor, internal_states: StateTensors | None = None,
                       resets: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
         if self.value_network is None:
             log_probs, entropies, values = self.policy.get_log_probs_entropy_and_values(

@@ -10,13 +10,26 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from rlworkbench.errors import SpaceError
 
 Flat = dict[str, np.ndarray]
-Step = tuple[bool, Flat, Flat, float, bool, Flat, "tuple[np.ndarray, ...] | None", bool]
+
+
+class Step(NamedTuple):
+    """One environment's step as the buffer keeps it."""
+
+    start: bool
+    states: Flat
+    actions: Flat
+    reward: float
+    terminal: bool
+    next_states: Flat
+    internal_state: tuple[np.ndarray, ...] | None
+    acting_reset: bool
 
 
 @dataclass
@@ -60,7 +73,7 @@ class SequenceBuffer:
         """One step per row (copied); ``internal_states``: the recurrent state each row acted with, zeroed where
         ``acting_resets``."""
         for row, env in enumerate(env_ids):
-            self.pending.setdefault(env, []).append((
+            self.pending.setdefault(env, []).append(Step(
                 bool(starts[row]), {k: np.array(v[row]) for k, v in states.items()},
                 {k: np.array(v[row]) for k, v in actions.items()}, float(rewards[row]), bool(terminals[row]),
                 {k: np.array(v[row]) for k, v in next_states.items()},
@@ -87,18 +100,20 @@ class SequenceBuffer:
             steps = self.pending[env]
             rows.append(steps[:length + 1])  # one more (if there) says whether the last step continues
             del steps[:length]
-        continues = np.array([[not row[t][4] and t + 1 < len(row) and not row[t + 1][0] for t in range(length)]
-                              for row in rows])
+        continues = np.array([[not row[t].terminal and t + 1 < len(row) and not row[t + 1].start
+                               for t in range(length)] for row in rows])
 
-        def stacked(field: int) -> Flat:
-            return {key: np.stack([[step[field][key] for step in row[:length]] for row in rows])
-                    for key in rows[0][0][field]}
+        def stacked(field: str) -> Flat:
+            return {key: np.stack([[getattr(step, field)[key] for step in row[:length]] for row in rows])
+                    for key in getattr(rows[0][0], field)}
 
-        first_states = [row[0][6] for row in rows]
-        initial = (None if first_states[0] is None
-                   else tuple(np.stack([state[i] for state in first_states]) for i in range(len(first_states[0]))))
-        return Sequences(stacked(1), stacked(2), np.array([[step[3] for step in row[:length]] for row in rows],
-                                                          np.float32),
-                         np.array([[step[4] for step in row[:length]] for row in rows]), stacked(5),
-                         np.array([[step[0] for step in row[:length]] for row in rows]), continues, initial,
-                         None if initial is None else np.array([[step[7] for step in row[:length]] for row in rows]))
+        def column(field: str, dtype: type | None = None) -> np.ndarray:
+            return np.array([[getattr(step, field) for step in row[:length]] for row in rows], dtype)
+
+        first_states = [row[0].internal_state for row in rows]
+        initial = None
+        if all(state is not None for state in first_states):
+            initial = tuple(np.stack(parts) for parts in zip(*(s for s in first_states if s is not None)))
+        return Sequences(stacked("states"), stacked("actions"), column("reward", np.float32), column("terminal"),
+                         stacked("next_states"), column("start"), continues, initial,
+                         None if initial is None else column("acting_reset"))

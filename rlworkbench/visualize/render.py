@@ -32,7 +32,7 @@ from rlworkbench.visualize.views import GraphView, view_of
 
 graphviz = require("graphviz", "drawing graphs (rlworkbench.visualize)")
 
-Key = tuple[Any, ...]
+Key = tuple[str | int | None, ...]
 _FONT = "Helvetica"
 _REMOVED_SHOWN = 6  # removed components the legend names; the rest are counted
 HOME_CLASS = "rlw-home"

@@ -14,7 +14,7 @@ from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.spaces import BoolBox, FloatBox, Space, Tuple
 
-State = tuple[Tensor, Tensor]
+StateTensors = tuple[Tensor, Tensor]
 
 
 def state_space(units: int) -> Tuple:
@@ -100,8 +100,8 @@ class LSTM(Component):
 
     @api
     @graph_fn(returns=2)
-    def apply_with_state(self, inputs: Tensor, initial_state: State, resets: Tensor | None = None,
-                         ) -> tuple[Tensor, State]:
+    def apply_with_state(self, inputs: Tensor, initial_state: StateTensors, resets: Tensor | None = None,
+                         ) -> tuple[Tensor, StateTensors]:
         """``(outputs, (h, c))`` starting from ``initial_state = (h, c)``, e.g. the last call's final state; the
         state is zeroed before the steps that ``resets`` marks."""
         outputs, (h, c) = self._unroll(inputs, initial_state, resets)
@@ -109,7 +109,8 @@ class LSTM(Component):
 
     @api
     @graph_fn(returns=2)
-    def unroll(self, inputs: Tensor, initial_state: State, resets: Tensor | None = None) -> tuple[Tensor, State]:
+    def unroll(self, inputs: Tensor, initial_state: StateTensors,
+               resets: Tensor | None = None) -> tuple[Tensor, StateTensors]:
         """``(outputs, (hs, cs))``: as :meth:`apply_with_state`, with the state after every step (the input's
         batch and time ranks) — what a learner needs to go on from any step of a sequence."""
         outputs, (h, c) = self._unroll(inputs, initial_state, resets)
@@ -125,7 +126,8 @@ class LSTM(Component):
         zeros = self.ops.zeros((self.ops.dim(inputs, 1 if self.time_major else 0), self.units))
         return zeros, zeros
 
-    def _unroll(self, inputs: Tensor, initial_state: State, resets: Tensor | None) -> tuple[Tensor, State]:
+    def _unroll(self, inputs: Tensor, initial_state: StateTensors,
+                resets: Tensor | None) -> tuple[Tensor, StateTensors]:
         """Time-major ``(outputs, (hs, cs))`` of every step."""
         steps = inputs if self.time_major else self.ops.transpose(inputs, (1, 0, 2))
         if resets is None:
@@ -140,10 +142,10 @@ class LSTM(Component):
         """A time-major value of every step in the layout of the inputs (batch-major unless time-major)."""
         return time_major if self.time_major else self.ops.transpose(time_major, (1, 0, 2))
 
-    def _step_with_reset(self, state: State, x_and_keep: Tensor) -> State:
+    def _step_with_reset(self, state: StateTensors, x_and_keep: Tensor) -> StateTensors:
         keep = x_and_keep[:, -1:]
         h, c = state
         return self._step((h * keep, c * keep), x_and_keep[:, :-1])
 
-    def _step(self, state: State, x: Tensor) -> State:
+    def _step(self, state: StateTensors, x: Tensor) -> StateTensors:
         return self.ops.lstm_cell(x, state, self.kernel, self.recurrent_kernel, self.bias)

@@ -6,7 +6,7 @@ from typing import Any
 
 from rlworkbench.components.layers.image_layer import ImageLayer
 from rlworkbench.components.layers.layer import apply_layers
-from rlworkbench.components.layers.lstm import LSTM, State, state_space
+from rlworkbench.components.layers.lstm import LSTM, StateTensors, state_space
 from rlworkbench.components.layers.neural_network import LayerSpecs, NeuralNetwork
 from rlworkbench.components.layers.residual import Residual
 from rlworkbench.components.registry import register
@@ -49,7 +49,9 @@ class RecurrentNetwork(NeuralNetwork):
                                   "step); put image layers before it", component=self.name,
                                   key_path=f"layers/{index}/type", expected="dense (or another vector layer)",
                                   got=type(layer).__name__)
-        self.before, self.lstm, self.after = self.layers[:at], self.layers[at], self.layers[at + 1:]
+        lstm = self.layers[at]
+        assert isinstance(lstm, LSTM)
+        self.before, self.lstm, self.after = self.layers[:at], lstm, self.layers[at + 1:]
         self.lstm_index = at
 
     @property
@@ -67,24 +69,24 @@ class RecurrentNetwork(NeuralNetwork):
         return apply_layers(self.after, outputs)
 
     @api
-    def apply_with_state(self, inputs: Tensor, internal_states: State | None = None,
-                         resets: Tensor | None = None) -> tuple[Tensor, State]:
+    def apply_with_state(self, inputs: Tensor, internal_states: StateTensors | None = None,
+                         resets: Tensor | None = None) -> tuple[Tensor, StateTensors]:
         """``(outputs, final_state)`` of sequences starting from ``internal_states`` (zeros when left out)."""
         return self._run("apply_with_state", inputs, internal_states, resets)
 
     @api
-    def unroll(self, inputs: Tensor, internal_states: State | None = None,
-               resets: Tensor | None = None) -> tuple[Tensor, State]:
+    def unroll(self, inputs: Tensor, internal_states: StateTensors | None = None,
+               resets: Tensor | None = None) -> tuple[Tensor, StateTensors]:
         """``(outputs, states)``: as :meth:`apply_with_state`, with the state after every step."""
         return self._run("unroll", inputs, internal_states, resets)
 
     @api
-    def zero_state(self, inputs: Tensor) -> State:
+    def zero_state(self, inputs: Tensor) -> StateTensors:
         """``(h, c)`` of zeros for the batch of ``inputs`` (sequences)."""
         return self.lstm.zero_state(apply_layers(self.before, inputs))
 
-    def _run(self, lstm_method: str, inputs: Tensor, internal_states: State | None,
-             resets: Tensor | None) -> tuple[Tensor, State]:
+    def _run(self, lstm_method: str, inputs: Tensor, internal_states: StateTensors | None,
+             resets: Tensor | None) -> tuple[Tensor, StateTensors]:
         features = apply_layers(self.before, inputs)
         if internal_states is None:
             internal_states = self.lstm.zero_state(features)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rlworkbench.components.layers.lstm import State
+from rlworkbench.components.layers.lstm import StateTensors
 from rlworkbench.components.layers.neural_network import NeuralNetwork
 from rlworkbench.components.layers.recurrent_network import RecurrentNetwork
 from rlworkbench.components.policies.policy import Policy
@@ -50,51 +50,51 @@ class RecurrentPolicy(Policy):
         """The recurrent state ``(h, c)`` with a batch rank: one row per sequence."""
         return self.network.state_space
 
-    def _outputs(self, states: Tensor, internal_states: State | None, resets: Tensor | None,
-                 ) -> tuple[Tensor, State]:
+    def _outputs(self, states: Tensor, internal_states: StateTensors | None, resets: Tensor | None,
+                 ) -> tuple[Tensor, StateTensors]:
         return self.network.apply_with_state(states, internal_states, resets)
 
-    def _parameters_with_state(self, states: Tensor, internal_states: State | None,
-                               resets: Tensor | None) -> tuple[list[Tensor], State]:
+    def _parameters_with_state(self, states: Tensor, internal_states: StateTensors | None,
+                               resets: Tensor | None) -> tuple[list[Tensor], StateTensors]:
         outputs, final_state = self._outputs(states, internal_states, resets)
         return self._parameters_of(outputs), final_state
 
     # ----- API -----------------------------------------------------------------------------------------------
     @api
-    def get_initial_state(self, states: Tensor) -> State:
+    def get_initial_state(self, states: Tensor) -> StateTensors:
         """The zero state ``(h, c)`` for the batch of ``states`` (sequences)."""
         return self.network.zero_state(states)
 
     @api
-    def get_step_states(self, states: Tensor, internal_states: State | None = None,
-                        resets: Tensor | None = None) -> State:
+    def get_step_states(self, states: Tensor, internal_states: StateTensors | None = None,
+                        resets: Tensor | None = None) -> StateTensors:
         """The state after every step of the sequences (batch and time ranks)."""
         _, step_states = self.network.unroll(states, internal_states, resets)
         return step_states
 
     @api
-    def get_parameters(self, states: Tensor, internal_states: State | None = None,
+    def get_parameters(self, states: Tensor, internal_states: StateTensors | None = None,
                        resets: Tensor | None = None) -> Tensor:
         parameters, _ = self._parameters_with_state(states, internal_states, resets)
         return self._join(parameters)
 
     @api
-    def get_deterministic_action(self, states: Tensor, internal_states: State | None = None,
-                                 resets: Tensor | None = None) -> tuple[Tensor, State]:
+    def get_deterministic_action(self, states: Tensor, internal_states: StateTensors | None = None,
+                                 resets: Tensor | None = None) -> tuple[Tensor, StateTensors]:
         """``(actions, final_state)``: the distributions' deterministic samples."""
         parameters, final_state = self._parameters_with_state(states, internal_states, resets)
         return self._join(self._per_leaf("sample_deterministic", parameters)), final_state
 
     @api
-    def get_stochastic_action(self, states: Tensor, internal_states: State | None = None,
-                              resets: Tensor | None = None) -> tuple[Tensor, State]:
+    def get_stochastic_action(self, states: Tensor, internal_states: StateTensors | None = None,
+                              resets: Tensor | None = None) -> tuple[Tensor, StateTensors]:
         """``(actions, final_state)``: random actions from the distributions."""
         parameters, final_state = self._parameters_with_state(states, internal_states, resets)
         return self._join(self._per_leaf("sample_stochastic", parameters)), final_state
 
     @api
-    def get_action_and_log_prob(self, states: Tensor, internal_states: State | None = None,
-                                resets: Tensor | None = None) -> tuple[Tensor, Tensor, State]:
+    def get_action_and_log_prob(self, states: Tensor, internal_states: StateTensors | None = None,
+                                resets: Tensor | None = None) -> tuple[Tensor, Tensor, StateTensors]:
         """``(actions, log_probs, final_state)``."""
         parameters, final_state = self._parameters_with_state(states, internal_states, resets)
         pairs = self._per_leaf("sample_and_log_prob", parameters)
@@ -102,25 +102,25 @@ class RecurrentPolicy(Policy):
                 final_state)
 
     @api
-    def get_log_probs(self, states: Tensor, actions: Tensor, internal_states: State | None = None,
+    def get_log_probs(self, states: Tensor, actions: Tensor, internal_states: StateTensors | None = None,
                       resets: Tensor | None = None) -> Tensor:
         parameters, _ = self._parameters_with_state(states, internal_states, resets)
         return self._join(self._per_leaf("log_prob", parameters, self._split("action", actions)))
 
     @api
-    def get_entropy(self, states: Tensor, internal_states: State | None = None,
+    def get_entropy(self, states: Tensor, internal_states: StateTensors | None = None,
                     resets: Tensor | None = None) -> Tensor:
         parameters, _ = self._parameters_with_state(states, internal_states, resets)
         return self._join(self._per_leaf("entropy", parameters))
 
     @api
-    def get_log_probs_and_entropy(self, states: Tensor, actions: Tensor, internal_states: State | None = None,
+    def get_log_probs_and_entropy(self, states: Tensor, actions: Tensor, internal_states: StateTensors | None = None,
                                   resets: Tensor | None = None) -> tuple[Tensor, Tensor]:
         parameters, _ = self._parameters_with_state(states, internal_states, resets)
         return self._log_probs_and_entropy(parameters, actions)
 
     @api
-    def get_kl_divergence(self, states: Tensor, other_parameters: Tensor, internal_states: State | None = None,
+    def get_kl_divergence(self, states: Tensor, other_parameters: Tensor, internal_states: StateTensors | None = None,
                           resets: Tensor | None = None) -> Tensor:
         others = self._split("parameter", other_parameters)
         parameters, _ = self._parameters_with_state(states, internal_states, resets)
@@ -128,14 +128,15 @@ class RecurrentPolicy(Policy):
                            for key, leaf, other in zip(self.keys, parameters, others)])
 
     @api
-    def get_state_values(self, states: Tensor, internal_states: State | None = None,
+    def get_state_values(self, states: Tensor, internal_states: StateTensors | None = None,
                          resets: Tensor | None = None) -> Tensor:
         """``V(states)`` from the value head (``FloatBox(())`` with the states' ranks)."""
         outputs, _ = self._outputs(states, internal_states, resets)
         return self._squeeze(self._value_head().apply(outputs))
 
     @api
-    def get_log_probs_entropy_and_values(self, states: Tensor, actions: Tensor, internal_states: State | None = None,
+    def get_log_probs_entropy_and_values(self, states: Tensor, actions: Tensor,
+                                         internal_states: StateTensors | None = None,
                                          resets: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
         """``(log_probs, entropies, values)`` from one pass of the network."""
         outputs, _ = self._outputs(states, internal_states, resets)

@@ -23,6 +23,7 @@ from rlworkbench.execution.ray.flow_types import EpisodeEnds, Fragment, SampleRe
 
 if TYPE_CHECKING:
     from rlworkbench.agents import Agent
+    from rlworkbench.agents.protocols import Mask
 
 
 class _Recorder:
@@ -32,9 +33,9 @@ class _Recorder:
         self.agent = agent
         self.wants_episode_starts = agent.wants_episode_starts
         self.steps: list[tuple[Any, Any, np.ndarray, np.ndarray, Any]] = []
-        self.first_state: Any = None  # a recurrent agent's state at the first recorded step (per env)
+        self.first_state: tuple[np.ndarray, ...] | None = None  # a recurrent agent's state at the first step
 
-    def get_actions(self, states: Any, explore: bool = True, episode_starts: Any = None) -> Any:
+    def get_actions(self, states: Any, explore: bool = True, episode_starts: Mask | None = None) -> Any:
         actions = self.agent.get_actions(states, explore=explore, episode_starts=episode_starts)
         if self.agent.recurrent and not self.steps:
             self.first_state = self.agent.row_states.acted_with
