@@ -2,7 +2,9 @@
 comes out.
 
 Pick an API method, batch (and time) size and seed; inputs are sampled from the method's input spaces, or taken
-from a value you give (text in the box — JSON or a Python literal — or :meth:`Probe.set_inputs` from code).
+from a value you give (text in the box — JSON or a Python literal — or :meth:`Probe.set_inputs` from code); sampled
+arguments take the batch and time sizes of the given ones where those agree (a given start state of a recurrent
+policy gets sequences sampled for its rows).
 *Run* calls it on the chosen backend (see :mod:`rlworkbench.workbench.probe_runner` for how the other backend
 gets a weight-synchronised copy) and shows one table of what went in and what came out, a row per leaf: key path,
 shape, dtype, min and max, the first rows' values, and value counts as an extra for discrete values (the call time
@@ -27,7 +29,7 @@ from rlworkbench.spaces import Space
 from rlworkbench.visualize.space_labels import space_label
 from rlworkbench.workbench.explorer_render import TABLE_CSS, error_html, error_text, status_html
 from rlworkbench.workbench.explorer_target import Target
-from rlworkbench.workbench.probe_inputs import make_inputs
+from rlworkbench.workbench.probe_inputs import given_sizes, make_inputs
 from rlworkbench.workbench.probe_runner import ProbeRunner, probe_table
 
 _UNSET = object()
@@ -122,6 +124,10 @@ class Probe:
             arguments = self.runner.arguments(api)
             values, given_names = make_inputs(arguments, self.batch_slider.value, self.time_slider.value,
                                               self.seed_box.value, given, where)
+            spaces = {a.name: a.space for a in arguments if a.space is not None and a.name in given_names}
+            sliders = {"batch_size": self.batch_slider.value, "time_size": self.time_slider.value}
+            sizes = {name: size for name, size in given_sizes({n: values[n] for n in spaces}, spaces).items()
+                     if size != sliders[name]}  # the sizes the sampled ones took from the given ones
             outputs, seconds = self.runner.run(api, values, backend)
         except Exception as error:
             self._show_error(error)
@@ -139,9 +145,12 @@ class Probe:
         first = (api, backend, self.runner.home_backend) not in self._timed
         self._timed.add((api, backend, self.runner.home_backend))
         self.table.attrs["first_call"] = first
+        sampled_some = any(not a.is_constant and a.name not in given_names for a in arguments)
+        from_given = ", ".join(f"{name.removesuffix('_size')} {size}" for name, size in sizes.items())
         self._set_status(f"run #{self.runs}: {self.component.path}.{api}() on {backend} ({where_run}) — "
                          f"{int((self.table['side'] == 'output').sum())} output leaves in {seconds * 1000:.2f} ms"
-                         + (" (first call: includes one-time setup)" if first else ""))
+                         + (" (first call: includes one-time setup)" if first else "")
+                         + (f"; sampled with {from_given} of the given values" if sizes and sampled_some else ""))
         return self.table
 
     def close(self) -> None:

@@ -60,25 +60,51 @@ def make_inputs(arguments: list[Argument], batch_size: int, time_size: int, seed
                 given: object = None, where: Mapping[str, str] | None = None) -> tuple[dict[str, object], set[str]]:
     """Values for every argument: constants as built, ``given`` ones made to fit and checked, the rest sampled
     (with one generator seeded by ``seed``, drawn for every sampled argument whether given or not, so giving
-    one argument does not change the samples of the others). Returns the values and the names of the given ones."""
+    one argument does not change the samples of the others). The sampled ones take the batch and time sizes of
+    the given ones where those agree (:func:`given_sizes`: a given sequence gets a sampled initial state of its
+    batch, a given state sampled sequences of its batch), else ``batch_size`` and ``time_size``. Returns the
+    values and the names of the given ones."""
     where = dict(where or {})
     needed = [a for a in arguments if not a.is_constant]
     user = split_value(given, [a.name for a in needed], where) if given is not None else {}
+    fitted: dict[str, object] = {}
+    for argument in needed:
+        if argument.space is None:
+            raise SpaceError("no space is known for this argument: build the component first",
+                             argument=argument.name, **where)
+        if argument.name in user:
+            fitted[argument.name] = fit(user[argument.name], argument.space, {**where, "argument": argument.name})
+    sizes = given_sizes(fitted, {a.name: a.space for a in needed if a.space is not None})
+    batch_size, time_size = sizes.get("batch_size", batch_size), sizes.get("time_size", time_size)
     rng = np.random.default_rng(seed)
     values: dict[str, object] = {}
     for argument in arguments:
         if argument.is_constant:
             values[argument.name] = argument.constant
             continue
-        if argument.space is None:
-            raise SpaceError("no space is known for this argument: build the component first",
-                             argument=argument.name, **where)
+        assert argument.space is not None  # checked above
         sampled = argument.space.sample(sample_size(argument.space, batch_size, time_size), seed=rng)
-        if argument.name in user:
-            values[argument.name] = fit(user[argument.name], argument.space, {**where, "argument": argument.name})
-        else:
-            values[argument.name] = sampled
+        values[argument.name] = fitted[argument.name] if argument.name in fitted else sampled
     return values, set(user)
+
+
+def given_sizes(values: Mapping[str, object], spaces: Mapping[str, Space]) -> dict[str, int]:
+    """``{"batch_size": n, "time_size": t}`` as far as the batch / time ranks of every leaf of ``values`` (fitted
+    to ``spaces``, by argument name) agree; a size they disagree on, or none has, is left out."""
+    found: dict[str, set[int]] = {"batch_size": set(), "time_size": set()}
+    for name, value in values.items():
+        space = spaces[name]
+        leaf_spaces = space.flatten()
+        for path, leaf in space.flatten(value).items():
+            leaf_space, shape = leaf_spaces.get(path), np.asarray(leaf).shape
+            if not isinstance(leaf_space, Space) or len(shape) < leaf_space.num_extra_ranks:
+                continue
+            ranks = [("batch_size", leaf_space.has_batch_rank), ("time_size", leaf_space.has_time_rank)]
+            if leaf_space.time_major:
+                ranks.reverse()
+            for axis, size_name in enumerate(size for size, present in ranks if present):
+                found[size_name].add(int(shape[axis]))
+    return {size: next(iter(sizes)) for size, sizes in found.items() if len(sizes) == 1}
 
 
 def split_value(value: object, names: list[str], where: Mapping[str, str]) -> dict[str, object]:

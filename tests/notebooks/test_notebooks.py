@@ -20,7 +20,8 @@ PARAMETERS = {"train_dqn_cartpole.ipynb": {"TIMESTEPS": 3000, "LIVE_SECONDS": 4}
               "multi_device.ipynb": {"TIMESTEPS": 2000},
               "distributed.ipynb": {"TIMESTEPS": 3000, "IMPALA_TIMESTEPS": 6000, "PLAN_TIMESTEPS": 3000},
               "cluster.ipynb": {"TIMESTEPS": 10**7, "EPISODES_TO_WATCH": 5},
-              "experiments.ipynb": {"BUDGET": 800, "COMPARE_BUDGET": 600}}
+              "experiments.ipynb": {"BUDGET": 800, "COMPARE_BUDGET": 600},
+              "recurrent.ipynb": {"TIMESTEPS": 10_000}}
 WIDGET = "application/vnd.jupyter.widget-view+json"
 
 
@@ -136,6 +137,22 @@ def test_cluster(tmp_path, ray_head, monkeypatch):
     assert any("submission_id" in table and "stopped" in table for table in tables)  # list_runs
     assert any("weights_behind" in table for table in tables)  # the Ape-X job's workers, followed from its log
     assert len(list((tmp_path / "runs").glob("*/checkpoints/final"))) == 1  # the job's own directory, shared
+
+
+def test_recurrent(tmp_path):
+    notebook = executed(NOTEBOOKS / "recurrent.ipynb", tmp_path)
+    assert not errors(notebook)
+    svgs = mime_outputs(notebook, "image/svg+xml")
+    assert any("rlw&#45;recurrent" in svg and "state (f32[B,8], f32[B,8])" in svg for svg in svgs)  # the policy
+    assert any("rlw&#45;recurrent" in svg and "state (f32[B,64], f32[B,64])" in svg for svg in svgs)  # the agent
+    assert mime_outputs(notebook, WIDGET)  # the Probe
+    tables = mime_outputs(notebook, "text/html")
+    assert any("internal_states/0" in table and "input (given)" in table for table in tables)  # a given start state
+    assert any("|h|" in table for table in tables) and any("last_20_mean" in table for table in tables)
+    text = json.dumps(notebook.cells)
+    assert "RecurrentPPOAgent" in text and "after a reset it is the fresh one:     True" in text
+    assert mime_outputs(notebook, "image/png")  # the brief run's returns
+    assert list((tmp_path / "runs").glob("*/checkpoints/final"))
 
 
 def test_graph_builder(tmp_path):

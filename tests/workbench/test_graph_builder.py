@@ -169,6 +169,40 @@ def test_a_layers_type_changes_from_its_menu_with_that_types_own_arguments(build
     assert type(builder.agent.root.find("policy/network/clip_0")).__name__ == "Clip"
 
 
+def test_the_lstm_layer_is_in_the_network_menu_with_its_arguments_and_makes_ppo_recurrent():
+    """Issue 29: choosing ``lstm`` for a PPO network layer shows the LSTM's own arguments (units, its two
+    initializers as JSON text, unit_forget_bias as a toggle), builds the recurrent agent and draws its state as a
+    loop edge labelled with its space; its arguments are live and the policy probes with sequences and a state."""
+    made = GraphBuilder("ppo_cartpole", backend="torch")
+    try:
+        menu = _type_menu(made, "policy/network/0")
+        assert "lstm" in menu.options
+        menu.value = "lstm"
+        made.flush()
+        assert made.error is None, made.status
+        assert isinstance(made.field("policy/network/0/units"), w.IntText)
+        assert made.field("policy/network/0/units").value == 64
+        assert made.field("policy/network/0/kernel_initializer").value == '"glorot_uniform"'
+        assert made.field("policy/network/0/recurrent_initializer").value == '"orthogonal"'
+        assert isinstance(made.field("policy/network/0/unit_forget_bias"), w.Checkbox)
+        with pytest.raises(ConfigError, match="no such field"):
+            made.field("policy/network/0/activation")  # dense's, not the LSTM's
+        assert type(made.agent).__name__ == "RecurrentPPOAgent"
+        assert "component-ppo/policy/network/lstm_0" in clusters(made.svg)
+        assert 'class="edge rlw&#45;recurrent"' in made.svg
+        assert edge_labels_with(made.svg, "state (f32[B,64], f32[B,64])") >= 1
+        made.field("policy/network/0/units").value = 16
+        made.flush()
+        assert made.error is None and made.export()["policy"]["network"][0]["units"] == 16, made.status
+        assert edge_labels_with(made.svg, "state (f32[B,16], f32[B,16])") >= 1
+        assert edge_labels_with(made.svg, "f32[B,64], f32[B,64]") == 0
+        table = made.probe("get_stochastic_action", path="policy", batch_size=2, time_size=3).run()
+        shapes = dict(zip(table["key_path"], table["shape"]))
+        assert shapes["states"] == (2, 3, 4) and shapes["internal_states/0"] == shapes["1/1"] == (2, 16)
+    finally:
+        made.close()
+
+
 def test_the_decay_and_optimizer_types_change_from_their_menus(builder):
     _type_menu(builder, "exploration/epsilon").value = "epsilon: exponential_decay"
     assert builder.error is None and builder.builds == 1, builder.status

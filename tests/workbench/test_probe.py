@@ -224,3 +224,72 @@ def test_keyword_only_and_optional_inputs_are_probed_by_name():
     spaces = {name: space for name, space in agent.root.loss.input_spaces.items() if name != "importance_weights"}
     unbuilt = Probe(agent.root.loss.copy(), input_spaces=spaces, batch_size=3)  # an optional input needs no space
     assert list(output_rows(unbuilt.run(seed=0))["shape"])[:2] == [(), (3,)]
+
+
+LSTM_UNITS = 6
+SEQUENCES = {"add_batch_rank": True, "add_time_rank": True}
+
+
+@pytest.fixture
+def recurrent():
+    """A built RecurrentPolicy (dense, lstm) over sequences, with its start state and resets as inputs."""
+    from rlworkbench.components.policies import RecurrentPolicy
+    from rlworkbench.spaces import IntBox
+
+    policy = RecurrentPolicy([{"type": "dense", "units": 5, "activation": "tanh"},
+                              {"type": "lstm", "units": LSTM_UNITS}], IntBox(2), value_units=[], name="policy")
+    spaces = {"states": FloatBox(shape=(2,), **SEQUENCES), "internal_states": policy.internal_state_space,
+              "resets": BoolBox(**SEQUENCES)}
+    executor = build(policy, spaces, backend="torch", seed=0,
+                     api_methods=["get_stochastic_action", "get_deterministic_action", "get_step_states"])
+    return policy, executor
+
+
+def test_a_recurrent_policy_is_probed_with_sampled_sequences_and_start_states(recurrent):
+    """Issue 29: states with batch and time ranks are sampled as whole sequences of the chosen sizes, the start
+    state (h, c) from its space, resets per step; the acting outputs show the actions per step and the final
+    state, the same as calling the graph with those inputs, on both backends."""
+    policy, executor = recurrent
+    probe = Probe(policy, "get_stochastic_action", batch_size=3, time_size=5)
+    assert not probe.time_slider.disabled
+    table = probe.run(seed=1)
+    assert list(zip(table["side"], table["key_path"], table["shape"])) == [
+        ("input (sampled)", "states", (3, 5, 2)), ("input (sampled)", "internal_states/0", (3, LSTM_UNITS)),
+        ("input (sampled)", "internal_states/1", (3, LSTM_UNITS)), ("input (sampled)", "resets", (3, 5)),
+        ("output", "0", (3, 5)), ("output", "1/0", (3, LSTM_UNITS)), ("output", "1/1", (3, LSTM_UNITS))]
+    inputs = probe.inputs
+    assert np.abs(inputs["internal_states"][0]).max() > 0  # a sampled state, not zeros
+    actions, (h, c) = outputs(probe, api="get_deterministic_action", batch_size=4, time_size=7, seed=2)
+    assert actions.shape == (4, 7) and h.shape == c.shape == (4, LSTM_UNITS)
+    args = [probe.inputs[name] for name in ("states", "internal_states", "resets")]
+    want_actions, (want_h, want_c) = executor.call(policy, "get_deterministic_action", *args)
+    np.testing.assert_array_equal(actions, want_actions)
+    np.testing.assert_allclose(h, want_h, atol=1e-6)
+    np.testing.assert_allclose(c, want_c, atol=1e-6)
+    step_h, _ = executor.call(policy, "get_step_states", *args)
+    np.testing.assert_allclose(h, step_h[:, -1], atol=1e-6)  # the final state is the state after the last step
+    _, (tf_h, tf_c) = outputs(probe, backend="tf", seed=2)
+    np.testing.assert_allclose(tf_h, h, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(tf_c, c, rtol=1e-5, atol=1e-5)
+
+
+def test_a_given_start_state_decides_the_batch_of_the_sampled_sequences(recurrent):
+    """A zero start state for 2 rows (the slider says 3): the sequences and resets are sampled for 2 rows (the
+    status says so; the slider stays for the next sampled runs); a reset at the first step makes any start state
+    the zero state."""
+    policy, _ = recurrent
+    probe = Probe(policy, "get_deterministic_action", batch_size=3, time_size=4)
+    zeros = tuple(np.zeros((2, LSTM_UNITS), np.float32) for _ in range(2))
+    probe.set_inputs({"internal_states": zeros})
+    table = probe.run(seed=0)
+    assert dict(zip(table["key_path"], table["shape"]))["states"] == (2, 4, 2)
+    assert probe.batch_slider.value == 3 and "sampled with batch 2 of the given values" in probe.status
+    resets = np.zeros((2, 4), bool)
+    resets[:, 0] = True
+    probe.set_inputs({"states": probe.inputs["states"], "resets": resets})  # start state sampled, then reset
+    sampled_start = outputs(probe, seed=5)
+    probe.set_inputs({"states": probe.inputs["states"], "resets": resets, "internal_states": zeros})
+    zero_start = outputs(probe, seed=5)
+    assert np.abs(probe.inputs["internal_states"][0]).max() == 0
+    np.testing.assert_array_equal(sampled_start[0], zero_start[0])
+    np.testing.assert_allclose(sampled_start[1][1], zero_start[1][1], atol=1e-6)
