@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rlworkbench.agents.actor_critic_root import ActorCriticRoot
 from rlworkbench.agents.recurrent_root import RecurrentActorCriticRoot
+from rlworkbench.components.layers.lstm import StateTensors
 from rlworkbench.components.losses.vtrace_loss import VTraceLoss
 from rlworkbench.components.optimizers.optimizer import Optimizer
 from rlworkbench.components.policies.policy import Policy
@@ -37,7 +38,7 @@ class ImpalaGraph(ActorCriticRoot):
     @api
     def update_sequences(self, sequence_states: Tensor, sequence_actions: Tensor, *, behaviour_log_probs: Tensor,
                          rewards: Tensor, discounts: Tensor, bootstrap_values: Tensor,
-                         internal_states: Tensor | None = None, resets: Tensor | None = None,
+                         internal_states: StateTensors | None = None, resets: Tensor | None = None,
                          ) -> tuple[Tensor, Tensor, Tensor]:
         """One gradient step of the actor-critic loss on v-trace targets: ``(loss, grad_norm, parts)`` (a recurrent
         root: from the sequences' start state, with resets)."""

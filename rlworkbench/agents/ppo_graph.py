@@ -5,6 +5,7 @@ from __future__ import annotations
 from rlworkbench.agents.actor_critic_root import ActorCriticRoot
 from rlworkbench.agents.recurrent_root import RecurrentActorCriticRoot
 from rlworkbench.components.helpers.gae import GAE
+from rlworkbench.components.layers.lstm import StateTensors
 from rlworkbench.components.losses.ppo_loss import PPOLoss
 from rlworkbench.components.optimizers.optimizer import Optimizer
 from rlworkbench.components.policies.policy import Policy
@@ -53,7 +54,7 @@ class PPOGraph(ActorCriticRoot):
     @api
     def update_minibatch(self, preprocessed_states: Tensor, actions: Tensor, *, prev_log_probs: Tensor,
                          advantages: Tensor, value_targets: Tensor, prev_values: Tensor,
-                         internal_states: Tensor | None = None, resets: Tensor | None = None,
+                         internal_states: StateTensors | None = None, resets: Tensor | None = None,
                          ) -> tuple[Tensor, Tensor, Tensor]:
         """One gradient step of the clipped surrogate on a minibatch: ``(loss, grad_norm, parts)``; a recurrent
         root's minibatch is whole sequences, with their start state and resets."""

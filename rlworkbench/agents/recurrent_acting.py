@@ -4,7 +4,7 @@ next, reset where an episode begins, and acting with an explicit state."""
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -106,7 +106,7 @@ class RecurrentActing:
     given explicitly; ``initial_state(batch)`` is the zero state."""
 
     api: Any
-    acting_api_method = None  # export_model: the acting path of a recurrent policy needs a state input
+    acting_api_method: ClassVar[str | None] = None  # export_model: a recurrent acting path needs a state input
     recurrent = True
     wants_episode_starts = True  # workers pass get_actions(..., episode_starts=...)
     row_states: RowStates

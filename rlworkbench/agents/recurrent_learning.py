@@ -23,14 +23,15 @@ import numpy as np
 from rlworkbench import nest
 from rlworkbench.agents.agent import PREPROCESSED
 from rlworkbench.agents.impala import ImpalaAgent, SequenceContext
+from rlworkbench.agents.impala_graph import ImpalaGraph
 from rlworkbench.agents.ppo import BATCH_KEYS, PPOAgent
+from rlworkbench.agents.ppo_graph import PPOGraph
 from rlworkbench.agents.ppo_rollout import Rollout
 from rlworkbench.agents.protocols import Arrays
 from rlworkbench.agents.recurrent_acting import RecurrentActing, RowStates, State, with_time_axis
 from rlworkbench.agents.sequence_buffer import SequenceBuffer, Sequences
 from rlworkbench.agents.transitions import check_batch_keys
 from rlworkbench.core.builder import OutputSpaceOf
-from rlworkbench.core.component import Component
 from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.spaces import BoolBox, FloatBox, Space
 
@@ -68,7 +69,7 @@ class RecurrentLearning(RecurrentActing):
     def _observe(self, env_ids: list[Hashable], starts: np.ndarray, preprocessed_states: Arrays, actions: Arrays,
                  rewards: np.ndarray, terminals: np.ndarray, next_states: Arrays) -> None:
         """Keeps each row's step with the state it acted with (env ids are the rows acted on)."""
-        flat_next = self.state_space.flatten(next_states)
+        flat_next = {key: np.asarray(leaf) for key, leaf in self.state_space.flatten(next_states).items()}
         acted_with, acting_resets = self.row_states.rows_acted_with(env_ids)
         self.row_states.observed(env_ids, terminals, flat_next)
         self.sequences.add(env_ids, starts, self.preprocessed_space.flatten(preprocessed_states),  # type: ignore[attr-defined]
@@ -101,7 +102,7 @@ class RecurrentPPOAgent(RecurrentLearning, PPOAgent):
     """PPO with a recurrent policy (see the module docstring): ``update()`` learns once every environment seen has
     ``rollout_length`` steps; minibatches are shuffled whole sequences of ``sequence_length`` steps."""
 
-    def make_root(self) -> Component:
+    def make_root(self) -> PPOGraph:
         root = super().make_root()
         self.root = root  # (internal_state_space reads it)
         self._start_recurrence()
@@ -223,7 +224,7 @@ class RecurrentImpalaAgent(RecurrentLearning, ImpalaAgent):
     """IMPALA with a recurrent policy (see the module docstring): sequences and fragments carry the state of their
     first step (``internal_states`` in an outside batch; left out: zeros); v-trace is unchanged."""
 
-    def make_root(self) -> Component:
+    def make_root(self) -> ImpalaGraph:
         root = super().make_root()
         self.root = root
         self._start_recurrence()

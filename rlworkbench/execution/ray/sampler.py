@@ -38,7 +38,7 @@ class _Recorder:
     def get_actions(self, states: Any, explore: bool = True, episode_starts: Mask | None = None) -> Any:
         actions = self.agent.get_actions(states, explore=explore, episode_starts=episode_starts)
         if self.agent.recurrent and not self.steps:
-            self.first_state = self.agent.row_states.acted_with
+            self.first_state = self.agent.row_states.acted_with  # (a recurrent agent's)
         return actions
 
     def observe(self, states: Any, actions: Any, rewards: Any, terminals: Any, next_states: Any,
