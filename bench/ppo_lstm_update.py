@@ -3,7 +3,8 @@
 Run ``python -m bench.ppo_lstm_update [--repeats N] [--round-s S] [--out PATH.csv]`` (default
 ``datasets/benchmarks/ppo_lstm_update.csv``).
 
-Ours is the shipped ``ppo_lstm_cartpole`` agent (dense 64 tanh -> lstm 64 -> logits and a linear value head, Adam
+Ours is the shipped ``ppo_lstm_cartpole`` agent with its network pinned to dense 64 tanh -> lstm 64 (the layout the
+hand-written update mirrors; the shipped config puts the lstm first) -> logits and a linear value head, Adam
 1e-3 with gradient-norm clipping 0.5, GAE lambda 0.8) with ``update`` set to ``rollout_length`` 32, ``num_epochs``
 4, ``num_minibatches`` 2, ``sequence_length`` 16, calling ``agent.update(batch)`` on one fixed outside batch: 8
 CartPole-v1 envs x 32 steps of random actions (``states, actions, rewards, terminals, next_states`` shaped
@@ -55,6 +56,7 @@ CONFIG = ROOT / "rlworkbench" / "agents" / "configs" / "ppo_lstm_cartpole.json"
 ENV_ID = "CartPole-v1"
 NUM_ENVS, LENGTH = 8, 32
 SEED = 0
+NETWORK = [{"type": "dense", "units": 64, "activation": "tanh"}, {"type": "lstm", "units": 64}]
 TARGET = 1.15
 METRICS = ("loss", "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "grad_norm",
            "explained_variance", "gradient_steps")
@@ -62,6 +64,7 @@ METRICS = ("loss", "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fr
 
 def agent_config(settings: Settings) -> dict[str, Any]:
     config = json.loads(CONFIG.read_text())
+    config["policy"]["network"] = NETWORK  # what HandPPOLSTM mirrors, whatever the shipped config's layout
     config["update"].update(rollout_length=LENGTH, num_epochs=settings.num_epochs,
                             num_minibatches=settings.num_minibatches, sequence_length=settings.sequence_length)
     return config
