@@ -13,6 +13,10 @@ ppo    CartPole-v1   ppo_cartpole      8       10      475        100,000
 sac    Pendulum-v1   sac_pendulum      1       5       -200       20,000
 =====  ============  ================  ======  ======  =========  ========
 
+Recurrent (issue 29), on CartPole with its velocities masked (``rlworkbench/MaskedCartPole-v1``), window 20,
+threshold 450, cap 300,000, 8 envs: ``ppo_lstm`` (``ppo_lstm_cartpole``) and ``ppo_masked_mlp`` (the same config with
+the lstm replaced by a dense relu layer: the control that must not get there).
+
 The threshold is checked after every vector step (so ``steps_to_threshold`` is exact to one vector step).
 ``wall_s`` is agent build + training (env creation excluded). One row per run; medians over seeds per (algo,
 backend) are printed against the targets. ``--configs-out`` receives the exact configs used (validated, defaults
@@ -51,6 +55,7 @@ class Spec:
     target_steps: int | None = None  # median steps_to_threshold must be <= this (None: only "reached")
     target_wall_s: float | None = None
     every_seed: bool = False  # every seed must reach the threshold (not only the median run)
+    first_layer: dict[str, object] | None = None  # replaces policy/network's first layer (a control run)
 
 
 SPECS: dict[str, Spec] = {
@@ -58,6 +63,11 @@ SPECS: dict[str, Spec] = {
                 50_000, 30.0, every_seed=True),
     "ppo": Spec("ppo_cartpole", "CartPole-v1", 8, 10, 475.0, 100_000, "reaches 475 (<= 100k steps)", 100_000),
     "sac": Spec("sac_pendulum", "Pendulum-v1", 1, 5, -200.0, 20_000, "reaches -200 (<= 20k steps)", 20_000),
+    "ppo_lstm": Spec("ppo_lstm_cartpole", "rlworkbench/MaskedCartPole-v1", 8, 20, 450.0, 300_000,
+                     "reaches 450 on masked CartPole (<= 300k steps)", 300_000),
+    "ppo_masked_mlp": Spec("ppo_lstm_cartpole", "rlworkbench/MaskedCartPole-v1", 8, 20, 450.0, 300_000,
+                           "control: without the lstm (not expected to reach 450)",
+                           first_layer={"type": "dense", "units": 64, "activation": "relu"}),
 }
 
 
@@ -71,6 +81,11 @@ def run_one(algo: str, backend: str, seed: int, step_cap: int | None = None) -> 
     spec = SPECS[algo]
     cap = step_cap or spec.step_cap
     config = load_config(spec.config)
+    if spec.first_layer is not None:
+        policy, update = config["policy"], config["update"]
+        assert isinstance(policy, dict) and isinstance(update, dict)
+        policy["network"][0] = dict(spec.first_layer)
+        update["sequence_length"] = None
     env = make_vector_env(spec.env, spec.num_envs, "sync", seed)
     reached_at: list[int] = []
 
