@@ -72,6 +72,8 @@ def scan(fn: Callable[[Any, Tensor], Any], elems: Tensor, initializer: Any) -> A
         steps.append(carry)
     if not steps:
         return nest.map_structure(lambda leaf: leaf.new_zeros((0, *leaf.shape)), initializer)
+    if type(initializer) is tuple and all(isinstance(leaf, Tensor) for leaf in initializer):  # the usual (h, c)
+        return tuple(torch.stack(leaves, 0) for leaves in zip(*steps))
     return nest.map_structure(lambda *leaves: torch.stack(leaves, 0), *steps)
 
 
