@@ -15,6 +15,7 @@ from rlworkbench.agents.impala import ImpalaAgent
 from rlworkbench.agents.impala_graph import ImpalaGraph
 from rlworkbench.agents.ppo import PPOAgent
 from rlworkbench.agents.ppo_graph import PPOGraph
+from rlworkbench.agents.recurrent_learning import RecurrentImpalaAgent, RecurrentPPOAgent
 from rlworkbench.agents.registry import agent_class, known_agents, register_agent
 from rlworkbench.agents.sac import SACAgent
 from rlworkbench.agents.sac_graph import SACGraph
@@ -30,6 +31,8 @@ __all__ = [
     "ImpalaGraph",
     "PPOAgent",
     "PPOGraph",
+    "RecurrentImpalaAgent",
+    "RecurrentPPOAgent",
     "SACAgent",
     "SACGraph",
     "agent_class",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -63,14 +63,14 @@ class ImpalaAgent(PolicyActing, Agent):
     defaults = DEFAULTS
     optional_batch_keys: tuple[str, ...] = ("behaviour_log_probs",)  # besides SEQUENCE_KEYS
 
+    #: The class for a policy network with an ``lstm`` (set by :mod:`rlworkbench.agents.recurrent_learning`).
+    recurrent_variant: ClassVar[type[Agent] | None] = None
+
     @classmethod
     def variant_for(cls, config: Mapping[str, object] | str | Path) -> type[Agent]:
-        """:class:`~rlworkbench.agents.recurrent_learning.RecurrentImpalaAgent` for a policy network with an
-        ``lstm``."""
-        if cls is ImpalaAgent and has_recurrent_policy(config):
-            from rlworkbench.agents.recurrent_learning import RecurrentImpalaAgent
-
-            return RecurrentImpalaAgent
+        """:attr:`recurrent_variant` (``RecurrentImpalaAgent``) for a policy network with an ``lstm``."""
+        if cls is ImpalaAgent and cls.recurrent_variant is not None and has_recurrent_policy(config):
+            return cls.recurrent_variant
         return cls
 
     def make_root(self) -> ImpalaGraph:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -67,13 +67,14 @@ class PPOAgent(PolicyActing, Agent):
     schema = SCHEMA
     defaults = DEFAULTS
 
+    #: The class for a policy network with an ``lstm`` (set by :mod:`rlworkbench.agents.recurrent_learning`).
+    recurrent_variant: ClassVar[type[Agent] | None] = None
+
     @classmethod
     def variant_for(cls, config: Mapping[str, object] | str | Path) -> type[Agent]:
-        """:class:`~rlworkbench.agents.recurrent_learning.RecurrentPPOAgent` for a policy network with an ``lstm``."""
-        if cls is PPOAgent and has_recurrent_policy(config):
-            from rlworkbench.agents.recurrent_learning import RecurrentPPOAgent
-
-            return RecurrentPPOAgent
+        """:attr:`recurrent_variant` (``RecurrentPPOAgent``) for a policy network with an ``lstm``."""
+        if cls is PPOAgent and cls.recurrent_variant is not None and has_recurrent_policy(config):
+            return cls.recurrent_variant
         return cls
 
     def make_root(self) -> PPOGraph:

@@ -264,3 +264,7 @@ def _unpack(context: SequenceContext) -> tuple[State, np.ndarray]:
         raise SpaceError("recurrent sequences need their start state and resets", argument="sequences",
                          expected="(internal_states, resets)", got=None)
     return context
+
+
+PPOAgent.recurrent_variant = RecurrentPPOAgent
+ImpalaAgent.recurrent_variant = RecurrentImpalaAgent
