@@ -25,6 +25,7 @@ import numpy as np
 
 from rlworkbench import nest
 from rlworkbench.agents import towers
+from rlworkbench.agents.actor_critic_root import has_recurrent_policy
 from rlworkbench.agents.checkpoint import read_checkpoint, write_checkpoint
 from rlworkbench.agents.config import load_config, validate_config
 from rlworkbench.agents.input_checks import check_rows, finite_per_row, terminals_of
@@ -81,9 +82,17 @@ class Agent(abc.ABC):
         an ``lstm`` layer), so ``PPOAgent(config, ...)`` and ``Agent.from_config`` agree."""
         return super().__new__(cls.variant_for(config))
 
+    #: The subclass for a policy network with an ``lstm`` (declared on the agent type itself, e.g. PPO's, by
+    #: :mod:`rlworkbench.agents.recurrent_learning`; not inherited by its subclasses).
+    recurrent_variant: ClassVar[type[Agent] | None] = None
+
     @classmethod
     def variant_for(cls, config: Mapping[str, object] | str | Path) -> type[Agent]:
-        """The subclass that runs ``config`` (the class itself unless an agent type has variants)."""
+        """The subclass that runs ``config``: the type's :attr:`recurrent_variant` when its policy network holds an
+        ``lstm``, else the class itself."""
+        variant = cls.__dict__.get("recurrent_variant")
+        if variant is not None and has_recurrent_policy(config):
+            return variant
         return cls
 
     def __init__(self, config: Mapping[str, Any] | str | Path, state_space: Any, action_space: Any,

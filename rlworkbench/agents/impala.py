@@ -9,15 +9,13 @@ environment with ``observe`` and learns from them on-policy (v-trace's importanc
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
-from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
 from rlworkbench import nest
 from rlworkbench.agents.actor_critic_root import (
     actor_critic_optimizer,
-    has_recurrent_policy,
     policy_and_value_network,
     stateless_stack,
 )
@@ -62,16 +60,6 @@ class ImpalaAgent(PolicyActing, Agent):
     schema = SCHEMA
     defaults = DEFAULTS
     optional_batch_keys: tuple[str, ...] = ("behaviour_log_probs",)  # besides SEQUENCE_KEYS
-
-    #: The class for a policy network with an ``lstm`` (set by :mod:`rlworkbench.agents.recurrent_learning`).
-    recurrent_variant: ClassVar[type[Agent] | None] = None
-
-    @classmethod
-    def variant_for(cls, config: Mapping[str, object] | str | Path) -> type[Agent]:
-        """:attr:`recurrent_variant` (``RecurrentImpalaAgent``) for a policy network with an ``lstm``."""
-        if cls is ImpalaAgent and cls.recurrent_variant is not None and has_recurrent_policy(config):
-            return cls.recurrent_variant
-        return cls
 
     def make_root(self) -> ImpalaGraph:
         config = self.config

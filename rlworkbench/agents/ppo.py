@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterator, Mapping
-from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
 from rlworkbench import nest
 from rlworkbench.agents.actor_critic_root import (
     actor_critic_optimizer,
-    has_recurrent_policy,
     policy_and_value_network,
     stateless_stack,
 )
@@ -66,16 +64,6 @@ class PPOAgent(PolicyActing, Agent):
 
     schema = SCHEMA
     defaults = DEFAULTS
-
-    #: The class for a policy network with an ``lstm`` (set by :mod:`rlworkbench.agents.recurrent_learning`).
-    recurrent_variant: ClassVar[type[Agent] | None] = None
-
-    @classmethod
-    def variant_for(cls, config: Mapping[str, object] | str | Path) -> type[Agent]:
-        """:attr:`recurrent_variant` (``RecurrentPPOAgent``) for a policy network with an ``lstm``."""
-        if cls is PPOAgent and cls.recurrent_variant is not None and has_recurrent_policy(config):
-            return cls.recurrent_variant
-        return cls
 
     def make_root(self) -> PPOGraph:
         config = self.config
