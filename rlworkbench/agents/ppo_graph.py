@@ -69,9 +69,11 @@ class PPOGraph(ActorCriticRoot):
 
     @graph_fn
     def _normalized(self, advantages: Tensor) -> Tensor:
-        mean = self.ops.reduce_mean(advantages)
-        std = self.ops.sqrt(self.ops.reduce_mean(self.ops.square(advantages - mean)))
-        return (advantages - mean) / (std + 1e-8)
+        """Advantages standardised over the minibatch — a learner group's whole minibatch (equal shares per rank)."""
+        ops = self.ops
+        (mean,) = ops.group_mean([ops.reduce_mean(advantages)])
+        (variance,) = ops.group_mean([ops.reduce_mean(ops.square(advantages - mean))])
+        return (advantages - mean) / (ops.sqrt(variance) + 1e-8)
 
 
 class RecurrentPPOGraph(RecurrentActorCriticRoot, PPOGraph):

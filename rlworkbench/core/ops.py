@@ -362,6 +362,10 @@ class Ops(Protocol):
         """``variables[i] = values[i]`` for every ``i``, each value copied to its variable's device (replicas made
         equal to their variable after an update)."""
 
+    def group_mean(self, tensors: Sequence[Tensor]) -> list[Tensor]:
+        """The elementwise mean of ``tensors`` over a data-parallel learner group's ranks (one all-reduce), or
+        ``tensors`` unchanged outside a group (see :mod:`rlworkbench.core.collective`)."""
+
     def apply_if_finite(self, values: Sequence[Tensor], apply: Callable[[], None]) -> Tensor:
         """Runs ``apply()`` (an update's assignments) only when every value (the loss, the gradient norm) is finite;
         whether it ran, as a bool tensor. The numerical guard: a non-finite update changes no variable."""

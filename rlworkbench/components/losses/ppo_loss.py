@@ -25,7 +25,8 @@ class PPOLoss(Component):
                  - value_targets)**2)
         loss_per_item = policy + value_weight * value - entropy_weight * entropies
 
-    ``loss`` is the mean; ``parts`` holds means of ``policy_loss``, ``value_loss``, ``entropy``, and the
+    ``loss`` is the mean; ``parts`` holds means (over a learner group's ranks too, so that every rank stops at
+    ``target_kl`` alike) of ``policy_loss``, ``value_loss``, ``entropy``, and the
     diagnostics ``approx_kl`` (mean of ``prev_log_probs - log_probs``) and ``clip_fraction``. Only ``log_probs``,
     ``entropies`` and ``values`` carry gradients. ``prev_values`` is given exactly when ``value_clip`` is set.
 
@@ -73,4 +74,5 @@ class PPOLoss(Component):
         parts = {"policy_loss": ops.reduce_mean(policy), "value_loss": ops.reduce_mean(value),
                  "entropy": ops.reduce_mean(entropies), "approx_kl": ops.stop_gradient(ops.reduce_mean(-log_ratio)),
                  "clip_fraction": ops.reduce_mean(clipped_out)}
+        parts = dict(zip(parts, ops.group_mean(list(parts.values()))))  # a learner group's: stops on its mean KL
         return ops.reduce_mean(per_item), per_item, parts

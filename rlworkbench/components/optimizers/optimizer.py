@@ -40,7 +40,8 @@ class Optimizer(Component):
     API: ``step(loss) -> (loss, grad_norm)``. ``loss`` is a scalar float (reduce per-sample losses first). The
     gradients of every variable are clipped element-wise to ``[-clip_grad_value, clip_grad_value]``, then scaled
     to a global norm of at most ``clip_grad_norm`` (each when given), and applied. ``grad_norm`` is the global norm
-    of the unclipped gradients. State — the step counter ``steps`` and the update rule's slots, named
+    of the unclipped gradients. In a data-parallel learner group (:mod:`rlworkbench.core.collective`) the loss and
+    the gradients are first averaged over the ranks, so every rank applies the same step. State — the step counter ``steps`` and the update rule's slots, named
     ``<slot>/<variable path>`` (``m/policy/dense/kernel``) — is non-trainable variables.
     """
 
@@ -123,6 +124,8 @@ class Optimizer(Component):
         # output spaces are declared so that a build never takes a real step: on PyTorch an in-place update
         # in a sample pass would invalidate the autograd graphs of the next optimizer's pass (several optimizers, SAC)
         grads = self._replica_gradients(loss) if self.replicated else self.ops.gradients(loss, self.variable_list)
+        # in a learner group every rank steps with the group's mean loss and gradients (unchanged outside one)
+        loss, *grads = self.ops.group_mean([loss, *grads])
         norm = self.ops.global_norm(grads)
         if self.clip_grad_value is not None:
             grads = [self.ops.clip(g, -self.clip_grad_value, self.clip_grad_value) for g in grads]
