@@ -411,6 +411,10 @@ RAY_SETTINGS: dict[str, object] = {
     "num_cpus": {"type": ["integer", "null"], "minimum": 1}, "address": {"type": ["string", "null"], "minLength": 1},
     "plan": {"type": ["string", "null"], "minLength": 1}, "passes": POSITIVE_INT,
     "replay_ratio": {"type": "number", "exclusiveMinimum": 0},
+    "learners": POSITIVE_INT, "learner_cpus": {"type": "number", "exclusiveMinimum": 0, "maximum": 1024},
+    "devices_per_learner": {"type": ["array", "null"], "minItems": 1, "items": {"type": "string", "minLength": 1}},
+    "learner_placement": {"enum": ["pack", "spread", "strict_spread", "strict_pack"]},
+    "learner_timeout": {"type": "number", "exclusiveMinimum": 0}, "learner_checkpoint_every": POSITIVE_INT,
 }
 """Settings of a run on Ray (see :mod:`rlworkbench.execution.ray.settings` for their meaning and defaults)."""
 

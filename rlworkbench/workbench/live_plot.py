@@ -197,7 +197,8 @@ class LiveView:
             text = html.escape(text)
             color = "#b00" if error is not None else "inherit"
             self.label.value = f"<span style='font-family: monospace; color: {color}'>{text}</span>"
-            self.tables.value = tables_html(getattr(self.run, "workers", None), getattr(self.run, "shards", None))
+            self.tables.value = tables_html(getattr(self.run, "workers", None), getattr(self.run, "shards", None),
+                                           getattr(self.run, "learners", None))
             self.dataflow.refresh(self.run)
             self.log.value = log_html(self.run.logs(LOG_LINES) if hasattr(self.run, "logs") else [])
             counts = (snapshot.num_episodes, snapshot.num_updates)

@@ -27,6 +27,12 @@ COLUMN_HELP: dict[str, str] = {
     "capacity": "transitions this shard holds at most",
     "fill": "records / capacity",
     "lost": "records lost when the shard's predecessors were replaced",
+    "rank": "learner rank (a data-parallel learner group)",
+    "node": "the Ray node the rank runs on (id, short)",
+    "pid": "the rank's process id",
+    "updates": "updates the learner group made",
+    "update_s": "seconds of this rank's last update, all-reduces included",
+    "allreduce_s": "seconds of its last update spent in all-reduces (blank on TensorFlow: they run inside the graph)",
 }
 
 

@@ -144,6 +144,13 @@ class Run:
         """On Ray with Ape-X: one row per replay shard (``shard, records, capacity, fill, restarts, lost``)."""
         return self.execution.shards()
 
+    @property
+    def learners(self) -> pd.DataFrame | None:
+        """On Ray with a learner group (``learners`` > 1): one row per rank (``rank, node, pid, updates, update_s,
+        allreduce_s, restarts``); else None."""
+        reader = getattr(self.execution, "learners", None)
+        return reader() if callable(reader) else None
+
     def dataflow(self, nodes: bool = False) -> pd.DataFrame:
         """The distributed plan's dataflow so far: one row per edge (``source, target, carries, items, bytes,
         items_per_s, bytes_per_s, bottleneck``: who sends what to whom, how much, how fast, and whether that edge

@@ -41,7 +41,8 @@ class Optimizer(Component):
     gradients of every variable are clipped element-wise to ``[-clip_grad_value, clip_grad_value]``, then scaled
     to a global norm of at most ``clip_grad_norm`` (each when given), and applied. ``grad_norm`` is the global norm
     of the unclipped gradients. In a data-parallel learner group (:mod:`rlworkbench.core.collective`) the loss and
-    the gradients are first averaged over the ranks, so every rank applies the same step. State — the step counter ``steps`` and the update rule's slots, named
+    the gradients are first averaged over the ranks, so every rank applies the same step. State — the step counter
+    ``steps`` and the update rule's slots, named
     ``<slot>/<variable path>`` (``m/policy/dense/kernel``) — is non-trainable variables.
     """
 

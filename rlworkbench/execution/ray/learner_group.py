@@ -69,6 +69,15 @@ class LocalLearner:
         """Nothing to end."""
 
 
+def concatenated(batches: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Batches (rollouts of several samplers, replay batches of several shards) as one: every array stacked along
+    its first axis — rows, or envs of sequences. The inverse of :func:`split_rows`."""
+    if len(batches) == 1:
+        return dict(batches[0])
+    return {key: nest.map_structure(lambda *parts: np.concatenate(parts, axis=0), *[b[key] for b in batches])
+            for key in batches[0]}
+
+
 def split_rows(batch: Mapping[str, Any], shares: int) -> list[dict[str, Any]]:
     """``batch`` cut into ``shares`` equal parts along the first axis of every array (rows, or envs of sequences)."""
     leaves = [leaf for leaf in nest.leaves(dict(batch)) if isinstance(leaf, np.ndarray) and leaf.ndim]

@@ -1,7 +1,9 @@
 """The run of an execution plan on Ray: the learner here, the plan's operators over actors there, one metrics book.
 
 A :class:`PlanRun` holds what every plan shares: the learner (the agent itself, in this process — on replica towers
-when it was built with ``devices``), the current weights as one object in Ray's store with their version, a
+when it was built with ``devices`` —, or with ``execution/ray/learners`` > 1 a data-parallel
+:class:`~.learner_group.LearnerGroup` of ranks the agent here mirrors: ``run.learner``), the current weights as
+one object in Ray's store with their version, a
 :class:`~rlworkbench.execution.metrics.MetricsBook` of every episode the samplers finished and every update the
 learner made (the tables a local run has, so a :class:`~rlworkbench.workbench.run.Run` shows both alike), a row per
 sampler (env steps/s, episodes, restarts, how many updates its weights are behind the learner, its last error), a
@@ -13,6 +15,7 @@ What one :meth:`step` does is the plan's (:mod:`.plans`): ``plan.build(run)`` cr
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections import deque
@@ -29,6 +32,7 @@ from rlworkbench.execution.metrics import MetricsBook, MetricsSnapshot
 from rlworkbench.execution.progress import Progress
 from rlworkbench.execution.ray.flow_meter import FlowMeter
 from rlworkbench.execution.ray.flow_types import SampleReport
+from rlworkbench.execution.ray.learner_group import LearnerGroup, LocalLearner
 from rlworkbench.execution.ray.session import ensure_ray
 from rlworkbench.execution.ray.settings import ray_settings
 
@@ -47,6 +51,30 @@ LEARNER = "learner"  #: the learner's node in the dataflow
 
 def sampler_node(index: int) -> str:
     return f"sampler {index}"
+
+
+def learner_rank_node(rank: int) -> str:
+    return f"learner rank {rank}"
+
+
+def check_cpus(settings: Mapping[str, Any], resources: Mapping[str, float]) -> None:
+    """A local session must hold the CPUs the samplers and learner ranks reserve (else they would wait for ever,
+    silently): a ConfigError naming the setting."""
+    if settings["address"] is not None:
+        return
+    have = resources.get("CPU", 0)
+    samplers = settings["workers"] * settings["sampler_cpus"]
+    learners = settings["learners"] * settings["learner_cpus"] if settings["learners"] > 1 else 0.0
+    if samplers + learners <= have:
+        return
+    if learners:
+        raise ConfigError("the samplers and learner ranks ask for more CPUs than this Ray session has",
+                          key_path="execution/ray/learner_cpus", expected=f"workers x sampler_cpus + learners x "
+                          f"learner_cpus <= {have:g}", got=f"{samplers:g} + {settings['learners']} x "
+                          f"{settings['learner_cpus']:g}")
+    raise ConfigError("the samplers ask for more CPUs than this Ray session has", key_path="execution/ray/"
+                      "sampler_cpus", expected=f"workers x sampler_cpus <= {have:g} (sampler_cpus=0 lets them "
+                      "share)", got=f"{settings['workers']} x {settings['sampler_cpus']:g} = {samplers:g}")
 
 WORKER_COLUMNS = ("worker", "env_steps", "env_steps_per_s", "episodes", "recent_return", "restarts", "weights_behind",
                   "last_error")
@@ -84,12 +112,7 @@ class PlanRun:
         self.plan = plan
         self.settings = ray_settings(agent.config, **(settings or {}))
         resources = ensure_ray(self.settings["address"], self.settings["num_cpus"])
-        wanted = self.settings["workers"] * self.settings["sampler_cpus"]
-        if self.settings["address"] is None and wanted > resources.get("CPU", 0):  # would wait for ever, silently
-            raise ConfigError("the samplers ask for more CPUs than this Ray session has", key_path="execution/ray/"
-                              "sampler_cpus", expected=f"workers x sampler_cpus <= {resources.get('CPU', 0):g} "
-                              "(sampler_cpus=0 lets them share)", got=f"{self.settings['workers']} x "
-                              f"{self.settings['sampler_cpus']:g} = {wanted:g}")
+        check_cpus(self.settings, resources)
         self.agent = agent if agent.executor is not None else agent.build()
         self.env, self.seed, self.log = env, 0 if seed is None else int(seed), log
         self.backend = agent.backend or agent.executor.backend.name
@@ -98,20 +121,40 @@ class PlanRun:
         self.first_timestep, self.first_update = int(self.agent.timesteps), int(self.agent.updates)
         self.timesteps = 0  #: env steps sampled in this run (the agent's counter goes on from where it was)
         self.version = int(self.agent.updates)
-        self._weights = ray.put(self.agent.get_weights(trainable_only=True))
+        self._weights = ray.put(self.agent.get_weights(trainable_only=True))  # a group starts from the same
         self.stats = [WorkerStats(version=self.version) for _ in range(self.settings["workers"])]
         self.started = time.perf_counter()
         self._elapsed_before = 0.0  # wall time of the earlier part of a resumed run
         self.meter = FlowMeter(plan.name)
         self.meter.node(LEARNER, "learner")
+        self.learner: LocalLearner | LearnerGroup = LocalLearner(self.agent)
         self.samplers: Rollouts | None = None
         self.replay: Replay | None = None
         self._closers: list[Callable[[], None]] = []
         try:
+            if self.settings["learners"] > 1:
+                self.learner = self._learner_group()
             self._step = plan.build(self)
         except BaseException:
             self.close()  # whatever started before the failure
             raise
+
+    def _learner_group(self) -> LearnerGroup:
+        """``learners`` ranks (see :mod:`.learner_group`), closed with the run (rank 0's weights kept here)."""
+        settings = self.settings
+        group = LearnerGroup(self.agent, settings["learners"], devices=settings["devices_per_learner"],
+                             cpus=settings["learner_cpus"], placement=settings["learner_placement"],
+                             timeout=settings["learner_timeout"], checkpoint_every=settings["learner_checkpoint_every"],
+                             max_restarts=settings["max_restarts"])
+        for rank in range(group.shares):
+            self.meter.node(learner_rank_node(rank), "learner")
+
+        def close() -> None:
+            with contextlib.suppress(Exception):
+                group.sync_agent()  # the run's agent ends with what the group learnt
+            group.close()
+        self.on_close(close)
+        return group
 
     # ----- operators ------------------------------------------------------------------------------------------
     def on_close(self, closer: Callable[[], None]) -> None:
@@ -126,10 +169,13 @@ class PlanRun:
     # ----- weights ----------------------------------------------------------------------------------------------
     def broadcast(self) -> None:
         """Puts the learner's current weights into Ray's object store once; samplers pick them up from there."""
-        import ray
-
         self.version = int(self.agent.updates)
-        self._weights = ray.put(self.agent.get_weights(trainable_only=True))
+        self._weights = self.learner.weights_ref()
+
+    def sync_agent(self) -> None:
+        """The run's agent takes the learner's current variables (a learner group's rank 0's; one learner is the
+        agent itself): before it is saved or evaluated."""
+        self.learner.sync_agent()
 
     @property
     def weights(self) -> Any:
@@ -195,6 +241,11 @@ class PlanRun:
                 for index, (s, restarts) in enumerate(zip(self.stats, self.restarts))]
         return pd.DataFrame(rows, columns=list(WORKER_COLUMNS))
 
+    def learners(self) -> pd.DataFrame | None:
+        """One row per learner rank (a learner group; None for one learner): ``rank, node, pid, updates, update_s,
+        allreduce_s, restarts`` (see :meth:`.learner_group.LearnerGroup.table`)."""
+        return self.learner.table()
+
     def shards(self) -> pd.DataFrame | None:
         """One row per replay shard (plans with replay; see :meth:`.ops.replay.Replay.table`)."""
         return None if self.replay is None else self.replay.table()
@@ -244,6 +295,7 @@ class PlanRun:
         episodes table. Samplers explore — Ape-X's most with epsilon 0.4 — so their returns understate it."""
         from rlworkbench.execution import evaluate_greedy
 
+        self.sync_agent()
         return evaluate_greedy(self.agent, self.env, episodes, seed=self.seed if seed is None else seed)
 
     def close(self) -> None:

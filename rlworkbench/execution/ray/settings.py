@@ -19,7 +19,15 @@ machinery, so a bad value is a ConfigError naming ``execution/ray/<key>``:
   replay ratio (``update/gradient_steps`` per ``update/update_interval`` env steps) — on a small machine sampling
   outruns learning and a free-running Ape-X learns less from each transition (default 100; ``None``: never, the
   paper's free-running actors);
-- ``max_restarts`` restarts of one actor before the run fails with the error that killed it;
+- ``learners`` data-parallel learner ranks (1: the agent in this process, as always; more: a
+  :class:`~.learner_group.LearnerGroup` of Ray actors on ``torch.distributed`` / ``MultiWorkerMirroredStrategy``,
+  each update split into equal shares, one per rank), each reserving ``learner_cpus`` CPUs and building its agent on
+  replica towers over ``devices_per_learner`` (``["cuda:0", "cuda:1"]``: towers inside each rank); the ranks are
+  placed by ``learner_placement`` (``"pack"``, ``"spread"``, ``"strict_spread"``: one per node, ``"strict_pack"``),
+  must form their group within ``learner_timeout`` seconds, and restart together from a snapshot of rank 0 taken
+  every ``learner_checkpoint_every`` updates when one dies;
+- ``max_restarts`` restarts of one actor (or of the learner group) before the run fails with the error that killed
+  it;
 - ``num_cpus`` of a local Ray session started for the run (``None``: every CPU here), ``address`` of a cluster to
   join instead (``"auto"``, ``"ray://host:10001"``; ``None`` starts or reuses a local one on 127.0.0.1).
 """
@@ -35,7 +43,8 @@ DEFAULTS: dict[str, object] = {
     "workers": 2, "envs_per_worker": 4, "fragment_length": 50, "shards": 2, "replay_in_flight": 2,
     "broadcast_every": 10, "weight_sync_steps": 400, "queue_size": 4, "max_updates_owed": 100, "max_restarts": 3,
     "replay_capacity": None, "sampler_cpus": 1.0, "plan": None, "passes": 2, "replay_ratio": 8.0,
-    "num_cpus": None, "address": None,
+    "num_cpus": None, "address": None, "learners": 1, "devices_per_learner": None, "learner_cpus": 1.0,
+    "learner_placement": "pack", "learner_timeout": 60.0, "learner_checkpoint_every": 50,
 }
 
 def ray_settings(config: Mapping[str, object], **overrides: object) -> dict[str, object]:

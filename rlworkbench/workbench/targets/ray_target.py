@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -68,7 +69,8 @@ class RayExecution(ThreadedExecution):
         self.tower_devices = _tower_devices(requested_devices, spec.backend)
         self.spec, self.agent = spec, agent
         run_dir = spec.new_run_dir()
-        super().__init__(run_dir, spec.timesteps, Checkpointer(agent, run_dir / "checkpoints", spec.checkpoint_every))
+        super().__init__(run_dir, spec.timesteps, Checkpointer(_SyncedLearner(self), run_dir / "checkpoints",
+                                                               spec.checkpoint_every))
         self.algorithm: PlanRun | None = None
         self._dataflow_written = 0.0
         self._start("ray")
@@ -90,6 +92,9 @@ class RayExecution(ThreadedExecution):
 
     def shards(self) -> pd.DataFrame | None:
         return None if self.algorithm is None else self.algorithm.shards()
+
+    def learners(self) -> pd.DataFrame | None:
+        return None if self.algorithm is None else self.algorithm.learners()
 
     def dataflow_snapshot(self) -> DataflowSnapshot | None:
         """The plan's dataflow now (None before its actors started)."""
@@ -179,6 +184,21 @@ class RayExecution(ThreadedExecution):
             agent.set_weights(weights)
         if self.spec.context.resume_from is not None:
             agent.load(self.spec.context.resume_from)
+
+
+class _SyncedLearner:
+    """What the run's checkpoints save: the agent, after it took a learner group's current variables."""
+
+    def __init__(self, execution: RayExecution):
+        self.execution = execution
+
+    def save(self, directory: str | Path) -> Path:
+        if self.execution.algorithm is not None:
+            self.execution.algorithm.sync_agent()
+        return Path(self.execution.agent.save(directory))
+
+    def load(self, directory: str | Path) -> Any:
+        return self.execution.agent.load(directory)
 
 
 def _learner(spec: RunSpec, plan: Plan) -> Any:

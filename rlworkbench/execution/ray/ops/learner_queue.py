@@ -34,9 +34,15 @@ class LearnerQueue:
 
     def get(self) -> Fragment | None:
         """The oldest fragment (counted as flowing to the learner), or None when empty."""
-        if not self.items:
-            return None
-        fragment = self.items.popleft()
+        taken = self.take(1)
+        return taken[0] if taken else None
+
+    def take(self, count: int) -> list[Fragment]:
+        """The ``count`` oldest fragments (one per rank of a learner group), or none while fewer are queued."""
+        if len(self.items) < count:
+            return []
+        taken = [self.items.popleft() for _ in range(count)]
         self.run.meter.depth(QUEUE, len(self.items), self.capacity)
-        self.run.meter.flow(QUEUE, LEARNER, "Fragment", 1, fragment.bytes)
-        return fragment
+        for fragment in taken:
+            self.run.meter.flow(QUEUE, LEARNER, "Fragment", 1, fragment.bytes)
+        return taken

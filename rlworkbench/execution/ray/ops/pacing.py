@@ -27,7 +27,8 @@ class ScheduleOwed:
 
 class ReplayRatio:
     """``ratio`` replayed transitions per sampled one after ``update/learning_starts``: updates owed =
-    ``(env steps - learning_starts) x ratio / batch_size`` minus those made."""
+    ``(env steps - learning_starts) x ratio / (batch_size x learner ranks)`` minus those made (a learner group's
+    update replays one batch per rank)."""
 
     def __init__(self, run: PlanRun, ratio: float):
         if not ratio > 0:
@@ -37,7 +38,7 @@ class ReplayRatio:
                               expected="> 0", got=ratio)
         self.run, self.ratio = run, float(ratio)
         self.starts = int(run.agent.config["update"]["learning_starts"])
-        self.batch_size = int(run.agent.config["update"]["batch_size"])
+        self.batch_size = int(run.agent.config["update"]["batch_size"]) * run.learner.shares
 
     def __call__(self) -> int:
         run = self.run

@@ -2,13 +2,15 @@
 replay shards; the learner replays with requests in flight, learns, sends priorities back and broadcasts its
 weights every ``broadcast_every`` updates. Updates follow the agent's schedule (:class:`~..ops.ScheduleOwed`);
 samplers wait while the learner owes more than ``max_updates_owed`` updates (a small machine's samplers would
-otherwise outrun learning)."""
+otherwise outrun learning). A learner group takes one replay batch per rank for each update; each batch's
+priorities go back to the shard that drew it."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from rlworkbench.execution.ray.apex_sampler import ApexSampler
+from rlworkbench.execution.ray.flow_types import ReplayBatch
 from rlworkbench.execution.ray.ops import Broadcast, Replay, Rollouts, ScheduleOwed, TrainOneStep, concurrently
 from rlworkbench.execution.ray.plan_run import PlanRun
 from rlworkbench.execution.ray.plans.registry import Config, Plan, Step, register
@@ -22,17 +24,23 @@ def apex(run: PlanRun, owed_rule: Callable[[PlanRun], Callable[[], int]] = Sched
     limit = run.settings["max_updates_owed"]
     run.meter.notes["batch_size"] = replay.batch_size
 
+    shares = run.learner.shares  # batches per update: one per rank of a learner group
+    drawn: list[ReplayBatch] = []
+
     def step(timeout: float = 0.5) -> None:
-        replay.request(owed() - replay.in_flight())
+        replay.request(owed() * shares - replay.in_flight() - len(drawn))
         if limit is None or not replay.in_flight() or owed() <= limit:  # pace samplers only while batches come
             samplers.request_free()
         concurrently(samplers, replay, timeout=timeout)
         for report in samplers.ready():
             replay.stored(report)
             broadcast.hand_if_due(report.index)
-        for drawn in replay.ready():
-            train.prioritised(drawn, replay)
-            broadcast.after_update()
+        drawn.extend(replay.ready())
+        while len(drawn) >= shares:
+            batches = drawn[:shares]
+            del drawn[:shares]
+            if train.prioritised(batches, replay) is not None:
+                broadcast.after_update()
     return step
 
 

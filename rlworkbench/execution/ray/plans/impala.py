@@ -2,10 +2,13 @@
 the weights that acted; the learner takes them from a bounded queue (samplers are asked only while it has room)
 and learns with v-trace, one fragment per update; weights are broadcast every ``broadcast_every`` updates and
 handed to a sampler once it took ``weight_sync_steps`` env steps with its own — v-trace corrects for the lag,
-which the workers table shows as ``weights_behind``."""
+which the workers table shows as ``weights_behind``. A learner group takes one fragment per rank for each update
+(each rank learns from its own, gradients all-reduced)."""
 
 from __future__ import annotations
 
+from rlworkbench.errors import ConfigError
+from rlworkbench.execution.ray.learner_group import concatenated
 from rlworkbench.execution.ray.ops import Broadcast, LearnerQueue, Rollouts, TrainOneStep, concurrently
 from rlworkbench.execution.ray.ops.learner_queue import QUEUE
 from rlworkbench.execution.ray.plan_run import PlanRun
@@ -14,6 +17,10 @@ from rlworkbench.execution.ray.sampler import ImpalaSampler
 
 
 def impala(run: PlanRun, passes: int = 1) -> Step:
+    shares = run.learner.shares
+    if run.settings["queue_size"] < shares:
+        raise ConfigError("a learner group takes one fragment per rank from the queue", key_path="execution/ray/"
+                          "queue_size", expected=f">= learners = {shares}", got=run.settings["queue_size"])
     samplers = Rollouts(run, ImpalaSampler, steps=run.agent.config["update"]["rollout_length"], to=QUEUE)
     queue, train, broadcast = LearnerQueue(run), TrainOneStep(run), Broadcast(run)
 
@@ -25,10 +32,10 @@ def impala(run: PlanRun, passes: int = 1) -> Step:
         queue.put(fragments)
         for fragment in fragments:
             broadcast.hand_if_due(fragment.report.index)
-        fragment = queue.get()
-        for _ in range(passes if fragment is not None else 0):  # APPO learns from a fragment more than once
-            train(fragment.batch, queue=float(len(queue)))
-            broadcast.after_update()
+        taken = queue.take(shares)
+        for _ in range(passes if taken else 0):  # APPO learns from a fragment more than once
+            if train(concatenated([fragment.batch for fragment in taken]), queue=float(len(queue))) is not None:
+                broadcast.after_update()
     return step
 
 
