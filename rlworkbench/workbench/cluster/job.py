@@ -117,12 +117,13 @@ class _Ticks:
         updates = snapshot.updates.iloc[self.updates_sent:]
         self.episodes_sent += len(episodes)
         self.updates_sent += len(updates)
-        workers, shards = run.workers, run.shards
+        workers, shards, learners = run.workers, run.shards, run.learners
         self.emit("tick", state=run.state, timesteps=snapshot.timesteps, wall_time=snapshot.wall_time,
                   steps_per_second=snapshot.steps_per_second, checkpoint=_path_or_none(run.checkpoint),
                   episodes=episodes.to_dict("split")["data"], updates=updates.to_dict("records"),
                   workers=None if workers is None else workers.to_dict("records"),
-                  shards=None if shards is None else shards.to_dict("records"))
+                  shards=None if shards is None else shards.to_dict("records"),
+                  learners=None if learners is None else learners.to_dict("records"))
 
 
 def _path_or_none(path: Path | None) -> str | None:

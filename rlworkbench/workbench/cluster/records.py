@@ -6,7 +6,7 @@ A job prints one line per record, ``@rlworkbench {json}``, among its other outpu
 - ``start``: the run directory on the cluster, the target and the run's spec (name, config, settings);
 - ``tick`` (about every second): counters (``timesteps``, ``wall_time``, ``steps_per_second``, ``state``), the
   newest checkpoint, the episodes and updates finished since the last tick (rows as in
-  :mod:`rlworkbench.execution.metrics`) and, on Ray, the workers and shards tables;
+  :mod:`rlworkbench.execution.metrics`) and, on Ray, the workers, shards and learner ranks tables;
 - ``end``: the final state and, for a failed run, its error (:func:`encode_error`).
 
 Lines are JSON with NaN allowed (an update metric may be NaN); the prefix never starts an ordinary log line.

@@ -63,7 +63,7 @@ class JobExecution(Execution):
         self._lock = threading.Lock()
         self._ended = False
         self._counters = (0, 0.0, float("nan"))  # timesteps, wall time, steps/s
-        self._tables: tuple[pd.DataFrame | None, pd.DataFrame | None] = (None, None)
+        self._tables: tuple[pd.DataFrame | None, ...] = (None, None, None)
         self._lines: deque[str] = deque(maxlen=LOG_LINES)
         self._mirror: MetricsMirror | None = None
         self._follower = LogFollower(client, submission_id, self._on_line, self._conclude).start()
@@ -120,6 +120,9 @@ class JobExecution(Execution):
     def shards(self) -> pd.DataFrame | None:
         return self._tables[1]
 
+    def learners(self) -> pd.DataFrame | None:
+        return self._tables[2]
+
     def logs(self) -> list[str]:
         """The job's own log lines so far (Ray's, the framework's, warnings, tracebacks), records left out."""
         with self._lock:
@@ -170,7 +173,7 @@ class JobExecution(Execution):
         self.book.add_rows(episodes, updates)
         self._counters = (int(record.get("timesteps", 0)), float(record.get("wall_time", 0.0)),
                           _number(record.get("steps_per_second")))
-        self._tables = (_frame(record.get("workers")), _frame(record.get("shards")))
+        self._tables = (_frame(record.get("workers")), _frame(record.get("shards")), _frame(record.get("learners")))
         self._note_checkpoint(record.get("checkpoint"))
         if not self._ended and record.get("state") in (STARTING, RUNNING):
             self._state = record["state"]

@@ -6,9 +6,7 @@ the run goes on; a group that cannot form or be placed is a typed error, never a
 
 from __future__ import annotations
 
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,10 +20,8 @@ from rlworkbench.execution.ray.learner_rank import LearnerGroupError, LearnerRan
 from rlworkbench.execution.ray.plans.apex import APEX
 from rlworkbench.execution.ray.plans.impala import IMPALA
 from rlworkbench.execution.ray.plans.sync_ppo import SYNC_PPO
-
-sys.path.insert(0, str(Path(__file__).parents[2] / "strategies"))
-from multi_device_helpers import CONFIGS, NETWORK, largest_difference  # noqa: E402
-from multi_device_helpers import batch as replay_batch  # noqa: E402
+from tests.strategies.multi_device_helpers import CONFIGS, NETWORK, largest_difference
+from tests.strategies.multi_device_helpers import batch as replay_batch
 
 PARITY_CONFIGS = {
     "dqn_per": CONFIGS["dqn_per"][1],
