@@ -37,3 +37,20 @@ def test_a_given_norm_is_used_as_it_is():
     for mine, tfs, reference in zip(ours, theirs, expected):
         np.testing.assert_allclose(mine.numpy(), reference, rtol=1e-6)
         np.testing.assert_allclose(tfs.numpy(), reference, rtol=1e-6)
+
+
+@pytest.mark.parametrize("ops, convert", [(torch_ops, torch.as_tensor), (tf_ops, tf.constant)], ids=["torch", "tf"])
+def test_group_mean_is_the_identity_outside_a_learner_group(ops, convert):
+    """Single learners, samplers and drivers run the graphs they always ran: no membership (or a group of one)
+    means no collective — the very tensors come back. Inside a group: tests/execution/ray/test_learner_group.py."""
+    from rlworkbench.core import collective
+
+    tensors = [convert(t) for t in TENSORS]
+    assert collective.current() is None
+    assert all(got is given for got, given in zip(ops.group_mean(tensors), tensors))
+    collective.join(0, 1)
+    try:
+        assert collective.current() is None
+        assert all(got is given for got, given in zip(ops.group_mean(tensors), tensors))
+    finally:
+        collective.leave()

@@ -124,7 +124,8 @@ class LearnerGroup:
         from ray.util.placement_group import placement_group
         from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
-        bundles = [{"CPU": self.cpus} for _ in range(self.shares)]
+        gpus = sum(device.startswith("cuda") for device in self.devices or [])  # Ray makes them cuda:0, … per rank
+        bundles = [{"CPU": self.cpus, **({"GPU": gpus} if gpus else {})} for _ in range(self.shares)]
         self._group = placement_group(bundles, strategy=PLACEMENTS[self.placement])
         try:
             ray.get(self._group.ready(), timeout=self.timeout)
@@ -135,7 +136,7 @@ class LearnerGroup:
                                     f"of {self.cpus:g} CPU, {PLACEMENTS[self.placement]}",
                                     got=f"cluster resources {ray.available_resources()}") from None
         remote = ray.remote(LearnerRank)
-        self.ranks = [remote.options(num_cpus=self.cpus, scheduling_strategy=PlacementGroupSchedulingStrategy(
+        self.ranks = [remote.options(num_cpus=self.cpus, num_gpus=gpus, scheduling_strategy=PlacementGroupSchedulingStrategy(
             self._group, placement_group_bundle_index=rank)).remote(rank, self.shares, self.backend)
             for rank in range(self.shares)]
         self.where = ray.get([rank.where.remote() for rank in self.ranks], timeout=self.timeout + 120)
@@ -270,11 +271,12 @@ class LearnerGroup:
                  self.restarts) for rank, (where, stats) in enumerate(zip(self.where, self.stats))]
         return pd.DataFrame(rows, columns=list(RANK_COLUMNS))
 
-    def all_reduce_seconds(self, repeats: int = 5) -> float:
-        """Median seconds of one all-reduce of the trainable weights' size, timed on the ranks (any backend)."""
+    def all_reduce_seconds(self, repeats: int = 5, elements: int | None = None) -> float:
+        """Median seconds of one all-reduce of ``elements`` float32s (default: the trainable weights' size), timed
+        on the ranks (any backend; the slowest rank's)."""
         import ray
 
-        return float(np.max(ray.get([rank.time_all_reduce.remote(repeats) for rank in self.ranks])))
+        return float(np.max(ray.get([rank.time_all_reduce.remote(repeats, elements) for rank in self.ranks])))
 
     def __repr__(self) -> str:
         return f"LearnerGroup({self.shares} ranks, {self.backend}, {self.placement}, restarts={self.restarts})"

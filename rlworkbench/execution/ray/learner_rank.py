@@ -176,13 +176,14 @@ class LearnerRank:
 
         return [ray.put(self._agent().get_weights(trainable_only=True))]
 
-    def time_all_reduce(self, repeats: int = 5) -> float:
-        """Median seconds of one all-reduce of a buffer the size of the agent's trainable weights (TensorFlow's
-        collectives run inside traced graphs and cannot be timed apart from the update)."""
+    def time_all_reduce(self, repeats: int = 5, elements: int | None = None) -> float:
+        """Median seconds of one all-reduce of ``elements`` float32s (default: as many as the agent's trainable
+        weights — one optimizer step's gradients; TensorFlow's collectives run inside traced graphs and cannot be
+        timed apart from the update otherwise)."""
         from rlworkbench.core.backend import get_backend
 
         ops = get_backend(self.backend).ops
-        size = sum(value.size for value in self._agent().get_weights(trainable_only=True).values())
+        size = elements or sum(value.size for value in self._agent().get_weights(trainable_only=True).values())
         buffer = np.zeros(size, np.float32)
         times = []
         for _ in range(repeats):
