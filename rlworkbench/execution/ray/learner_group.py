@@ -23,17 +23,22 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
 
 from rlworkbench import nest
-from rlworkbench.errors import ConfigError
+from rlworkbench.errors import BuildError, ConfigError
+from rlworkbench.execution.ray.flow_types import Batch
 from rlworkbench.execution.ray.learner_rank import LearnerGroupError, LearnerRank, Weights
+from rlworkbench.nest import Nested
 
 if TYPE_CHECKING:
-    from rlworkbench.agents import Agent
+    from ray import ObjectRef
+    from ray.util.placement_group import PlacementGroup
+
+    from rlworkbench.agents import Agent, DQNAgent
 
 PLACEMENTS = {"pack": "PACK", "spread": "SPREAD", "strict_spread": "STRICT_SPREAD", "strict_pack": "STRICT_PACK"}
 RANK_COLUMNS = ("rank", "node", "pid", "updates", "update_s", "allreduce_s", "restarts")
@@ -48,13 +53,13 @@ class LocalLearner:
     def __init__(self, agent: Agent):
         self.agent = agent
 
-    def update(self, batch: Mapping[str, Any]) -> dict[str, float] | None:
+    def update(self, batch: Batch) -> dict[str, float] | None:
         return self.agent.update(batch)
 
-    def update_with_priorities(self, batch: Mapping[str, Any]) -> tuple[dict[str, float], np.ndarray] | None:
-        return self.agent.update_with_priorities(batch)
+    def update_with_priorities(self, batch: Batch) -> tuple[dict[str, float], np.ndarray] | None:
+        return cast("DQNAgent", self.agent).update_with_priorities(batch)  # plans with replay train DQN agents
 
-    def weights_ref(self) -> Any:
+    def weights_ref(self) -> ObjectRef:
         import ray
 
         return ray.put(self.agent.get_weights(trainable_only=True))
@@ -69,7 +74,7 @@ class LocalLearner:
         """Nothing to end."""
 
 
-def concatenated(batches: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def concatenated(batches: Sequence[Batch]) -> dict[str, Nested[np.ndarray]]:
     """Batches (rollouts of several samplers, replay batches of several shards) as one: every array stacked along
     its first axis — rows, or envs of sequences. The inverse of :func:`split_rows`."""
     if len(batches) == 1:
@@ -78,9 +83,10 @@ def concatenated(batches: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             for key in batches[0]}
 
 
-def split_rows(batch: Mapping[str, Any], shares: int) -> list[dict[str, Any]]:
+def split_rows(batch: Batch, shares: int) -> list[dict[str, Nested[np.ndarray]]]:
     """``batch`` cut into ``shares`` equal parts along the first axis of every array (rows, or envs of sequences)."""
-    leaves = [leaf for leaf in nest.leaves(dict(batch)) if isinstance(leaf, np.ndarray) and leaf.ndim]
+    flat: list[object] = nest.leaves(cast("Nested[np.ndarray]", dict(batch)))
+    leaves = [leaf for leaf in flat if isinstance(leaf, np.ndarray) and leaf.ndim]
     rows = len(leaves[0]) if leaves else 0
     if not rows or rows % shares or any(len(leaf) != rows for leaf in leaves):
         raise ConfigError("a learner group's batch must split into equal shares, one per rank",
@@ -88,11 +94,25 @@ def split_rows(batch: Mapping[str, Any], shares: int) -> list[dict[str, Any]]:
                           "key", got=sorted({len(leaf) for leaf in leaves}))
     size = rows // shares
 
-    def part(index: int) -> dict[str, Any]:
+    def part(index: int) -> dict[str, Nested[np.ndarray]]:
         return {key: nest.map_structure(lambda leaf: leaf[index * size:(index + 1) * size]
                                         if isinstance(leaf, np.ndarray) and leaf.ndim else leaf, value)
                 for key, value in batch.items()}
     return [part(index) for index in range(shares)]
+
+
+def wants_group(settings: Mapping[str, Any]) -> bool:
+    """Whether a run's settings ask for a learner group (``learners`` > 1)."""
+    return int(settings["learners"]) > 1
+
+
+def learner_group(agent: Agent, settings: Mapping[str, Any]) -> LearnerGroup:
+    """The group a run's ``execution/ray`` settings ask for (``learners`` > 1; see :mod:`.settings`)."""
+    return LearnerGroup(agent, int(settings["learners"]), devices=settings["devices_per_learner"],
+                        cpus=float(settings["learner_cpus"]), placement=str(settings["learner_placement"]),
+                        timeout=float(settings["learner_timeout"]),
+                        checkpoint_every=int(settings["learner_checkpoint_every"]),
+                        max_restarts=int(settings["max_restarts"]))
 
 
 class LearnerGroup:
@@ -107,12 +127,15 @@ class LearnerGroup:
         self.agent, self.shares, self.devices = agent, int(size), list(devices) if devices else None
         self.cpus, self.placement, self.timeout = float(cpus), placement, float(timeout)
         self.checkpoint_every, self.max_restarts = int(checkpoint_every), int(max_restarts)
+        if agent.executor is None:
+            raise BuildError("a learner group starts from a built agent (its ranks take its variables)",
+                             component=agent.root.path, expected="agent.build() first", got="not built")
         self.backend = agent.backend or agent.executor.backend.name
         self.restarts = self.updates_lost = 0
-        self.ranks: list[Any] = []
+        self.ranks: list[Any] = []  # Ray's actor handles (ray.remote's overloads type them loosely)
         self.where: list[dict[str, object]] = []
         self.stats = [{"update_s": float("nan"), "allreduce_s": float("nan")} for _ in range(self.shares)]
-        self._group: Any = None
+        self._group: PlacementGroup | None = None
         self._snapshot = self._agent_state()
         self.join_s = self.start()
 
@@ -136,9 +159,9 @@ class LearnerGroup:
                                     f"of {self.cpus:g} CPU, {PLACEMENTS[self.placement]}",
                                     got=f"cluster resources {ray.available_resources()}") from None
         remote = ray.remote(LearnerRank)
-        self.ranks = [remote.options(num_cpus=self.cpus, num_gpus=gpus, scheduling_strategy=PlacementGroupSchedulingStrategy(
-            self._group, placement_group_bundle_index=rank)).remote(rank, self.shares, self.backend)
-            for rank in range(self.shares)]
+        self.ranks = [remote.options(num_cpus=self.cpus, num_gpus=gpus, scheduling_strategy=(
+            PlacementGroupSchedulingStrategy(self._group, placement_group_bundle_index=rank))).remote(
+            rank, self.shares, self.backend) for rank in range(self.shares)]
         self.where = ray.get([rank.where.remote() for rank in self.ranks], timeout=self.timeout + 120)
         addresses = [str(where["address"]) for where in self.where]
         cuda = any(device.startswith("cuda") for device in self.devices or [])
@@ -151,7 +174,7 @@ class LearnerGroup:
                                     argument=f"rank {missing[0]}", expected=f"{self.shares} ranks meeting at "
                                     f"{addresses[0]}", got=f"{len(ready)} joined")
         try:
-            seconds = max(ray.get(joins))
+            seconds: float = max(ray.get(joins))
             weights, counters = self._snapshot
             shared = ray.put(weights)
             ray.get([rank.build.remote(self.agent.config, self.agent.state_space, self.agent.action_space,
@@ -191,13 +214,13 @@ class LearnerGroup:
             self._group = None
 
     # ----- learning ---------------------------------------------------------------------------------------------
-    def update(self, batch: Mapping[str, Any]) -> dict[str, float] | None:
+    def update(self, batch: Batch) -> dict[str, float] | None:
         """One data-parallel update, each rank on its share of ``batch``: the ranks' metrics averaged (None when a
         rank failed and the group restarted; the batch is dropped)."""
         results = self._on_ranks("update", batch)
         return None if results is None else self._metrics([(metrics, seconds) for metrics, seconds in results])
 
-    def update_with_priorities(self, batch: Mapping[str, Any]) -> tuple[dict[str, float], np.ndarray] | None:
+    def update_with_priorities(self, batch: Batch) -> tuple[dict[str, float], np.ndarray] | None:
         """:meth:`update` for a prioritised batch: also the new priorities of its rows, in the batch's order."""
         results = self._on_ranks("update_with_priorities", batch)
         if results is None:
@@ -205,7 +228,7 @@ class LearnerGroup:
         metrics = self._metrics([(metrics, seconds) for metrics, _, seconds in results])
         return metrics, np.concatenate([np.asarray(priorities) for _, priorities, _ in results])
 
-    def _on_ranks(self, method: str, batch: Mapping[str, Any]) -> list[Any] | None:
+    def _on_ranks(self, method: str, batch: Batch) -> list[Any] | None:
         import ray
 
         shares = split_rows(batch, self.shares)
@@ -237,7 +260,7 @@ class LearnerGroup:
         return merged
 
     # ----- weights and state ------------------------------------------------------------------------------------
-    def weights_ref(self) -> Any:
+    def weights_ref(self) -> ObjectRef:
         """Rank 0's trainable weights in the object store (put there by rank 0)."""
         import ray
 

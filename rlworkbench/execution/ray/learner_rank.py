@@ -17,16 +17,19 @@ from __future__ import annotations
 import os
 import socket
 import time
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
 from rlworkbench.core import collective
 from rlworkbench.errors import RLWorkbenchError
+from rlworkbench.execution.ray.flow_types import Batch
 
 if TYPE_CHECKING:
-    from rlworkbench.agents import Agent
+    from ray import ObjectRef
+
+    from rlworkbench.agents import Agent, DQNAgent
     from rlworkbench.spaces import Space
 
 Weights = dict[str, np.ndarray]
@@ -142,16 +145,19 @@ class LearnerRank:
         agent = self._agent()
         return agent.get_weights(), {name: int(getattr(agent, name)) for name in COUNTERS}
 
-    def update(self, batch: Mapping[str, Any], timesteps: int) -> tuple[dict[str, float], float]:
+    def update(self, batch: Batch, timesteps: int) -> tuple[dict[str, float], float]:
         """One update on this rank's share; ``(metrics, all-reduce seconds)``."""
-        return self._timed(lambda agent: (agent.update(batch), None), timesteps)[0::2]
+        metrics, _, seconds = self._timed(lambda agent: (agent.update(batch), None), timesteps)
+        return metrics, seconds
 
-    def update_with_priorities(self, batch: Mapping[str, Any], timesteps: int
-                               ) -> tuple[dict[str, float], np.ndarray, float]:
+    def update_with_priorities(self, batch: Batch, timesteps: int) -> tuple[dict[str, float], np.ndarray, float]:
         """One prioritised update on this rank's share; ``(metrics, priorities, all-reduce seconds)``."""
-        return self._timed(lambda agent: agent.update_with_priorities(batch), timesteps)
+        metrics, priorities, seconds = self._timed(
+            lambda agent: cast("DQNAgent", agent).update_with_priorities(batch), timesteps)
+        return metrics, np.asarray(priorities), seconds
 
-    def _timed(self, update: Any, timesteps: int) -> tuple[dict[str, float], Any, float]:
+    def _timed(self, update: Callable[[Agent], tuple[dict[str, float], np.ndarray | None]], timesteps: int
+               ) -> tuple[dict[str, float], np.ndarray | None, float]:
         agent = self._agent()
         agent.timesteps = int(timesteps)
         group = collective.current()
@@ -169,7 +175,7 @@ class LearnerRank:
         reduce_s = (group.seconds - before) if group is not None else 0.0
         return {**metrics, "update_s": self.update_s}, extra, reduce_s
 
-    def weights_ref(self) -> list[Any]:
+    def weights_ref(self) -> list[ObjectRef]:
         """The trainable weights put into Ray's object store by this rank (one copy, no round trip to the
         driver), wrapped in a list so the reference itself comes back."""
         import ray

@@ -32,7 +32,7 @@ from rlworkbench.execution.metrics import MetricsBook, MetricsSnapshot
 from rlworkbench.execution.progress import Progress
 from rlworkbench.execution.ray.flow_meter import FlowMeter
 from rlworkbench.execution.ray.flow_types import SampleReport
-from rlworkbench.execution.ray.learner_group import LearnerGroup, LocalLearner
+from rlworkbench.execution.ray.learner_group import LearnerGroup, LocalLearner, learner_group, wants_group
 from rlworkbench.execution.ray.session import ensure_ray
 from rlworkbench.execution.ray.settings import ray_settings
 
@@ -64,7 +64,7 @@ def check_cpus(settings: Mapping[str, Any], resources: Mapping[str, float]) -> N
         return
     have = resources.get("CPU", 0)
     samplers = settings["workers"] * settings["sampler_cpus"]
-    learners = settings["learners"] * settings["learner_cpus"] if settings["learners"] > 1 else 0.0
+    learners = settings["learners"] * settings["learner_cpus"] if wants_group(settings) else 0.0
     if samplers + learners <= have:
         return
     if learners:
@@ -132,7 +132,7 @@ class PlanRun:
         self.replay: Replay | None = None
         self._closers: list[Callable[[], None]] = []
         try:
-            if self.settings["learners"] > 1:
+            if wants_group(self.settings):
                 self.learner = self._learner_group()
             self._step = plan.build(self)
         except BaseException:
@@ -141,11 +141,7 @@ class PlanRun:
 
     def _learner_group(self) -> LearnerGroup:
         """``learners`` ranks (see :mod:`.learner_group`), closed with the run (rank 0's weights kept here)."""
-        settings = self.settings
-        group = LearnerGroup(self.agent, settings["learners"], devices=settings["devices_per_learner"],
-                             cpus=settings["learner_cpus"], placement=settings["learner_placement"],
-                             timeout=settings["learner_timeout"], checkpoint_every=settings["learner_checkpoint_every"],
-                             max_restarts=settings["max_restarts"])
+        group = learner_group(self.agent, self.settings)
         for rank in range(group.shares):
             self.meter.node(learner_rank_node(rank), "learner")
 

@@ -4,12 +4,13 @@ runtime ``tf.distribute.MultiWorkerMirroredStrategy`` configured for the group."
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeAlias
 
 import tensorflow as tf
 
 from rlworkbench.core import collective
 
-Tensor = tf.Tensor
+Tensor: TypeAlias = tf.Tensor  # tensorflow ships no stubs: to mypy this is Any, to readers the type
 
 __all__ = ["group_mean"]
 
