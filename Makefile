@@ -22,6 +22,7 @@ bench: bootstrap
 	$(VENV_PY) -m bench.act_overhead
 	$(VENV_PY) -m bench.act_overhead_recurrent
 	$(VENV_PY) -m bench.ppo_lstm_update
+	$(VENV_PY) -m bench.learner_group
 	$(VENV_PY) -m bench.backends
 	$(VENV_PY) -m bench.sample_throughput
 	$(VENV_PY) -m bench.train_overhead --backends torch tf

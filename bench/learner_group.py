@@ -44,7 +44,6 @@ from bench import common
 ROOT = Path(__file__).resolve().parents[1]
 DATASET = ROOT / "datasets" / "benchmarks" / "learner_group.csv"
 CONFIGS = ROOT / "rlworkbench" / "agents" / "configs"
-RANKS = 2
 LINKS = {"loopback_gloo": None, "nvlink_nccl_assumed": (150e9, 10e-6), "infiniband_100g_assumed": (10e9, 20e-6)}
 SCALE = (2, 8, 32)
 
@@ -121,14 +120,14 @@ def timed_round(update: Callable[[], object], round_s: float) -> float:
             return elapsed / calls
 
 
-def measure(name: str, repeats: int, round_s: float, devices: list[str] | None) -> dict[str, Any]:
+def measure(name: str, ranks: int, repeats: int, round_s: float, devices: list[str] | None) -> dict[str, Any]:
     from rlworkbench.execution.ray.learner_group import LearnerGroup
 
     config, make_batch, prioritised = cases()[name]
     single, mirror = make_agent(config, devices), make_agent(config, devices)
     single_batch, single_samples = make_batch(1)
-    group_batch, group_samples = make_batch(RANKS)
-    group = LearnerGroup(mirror, RANKS, devices=devices, cpus=1.0, timeout=120)
+    group_batch, group_samples = make_batch(ranks)
+    group = LearnerGroup(mirror, ranks, devices=devices, cpus=1.0, timeout=120)
     method = "update_with_priorities" if prioritised else "update"
     try:
         run_single = lambda: getattr(single, method)(single_batch)  # noqa: E731
@@ -145,22 +144,23 @@ def measure(name: str, repeats: int, round_s: float, devices: list[str] | None) 
         single_s, group_s = common.median(times["single"]), common.median(times["group"])
         elements = trainable_elements(single)
         speedup = (group_samples / group_s) / (single_samples / single_s)
-        return {"kind": "throughput", "config": name, "ranks": RANKS, "devices": ",".join(devices or ["cpu"]),
+        return {"kind": "throughput", "config": name, "ranks": ranks, "devices": ",".join(devices or ["cpu"]),
                 "single_updates_per_s": 1 / single_s, "group_updates_per_s": 1 / group_s,
                 "single_samples_per_s": single_samples / single_s, "group_samples_per_s": group_samples / group_s,
-                "speedup": speedup, "efficiency": speedup / RANKS, "allreduce_ms": 1e3 * common.median(reduces),
+                "speedup": speedup, "efficiency": speedup / ranks, "allreduce_ms": 1e3 * common.median(reduces),
                 "gradient_elements": elements, "gradient_bytes": 4 * elements,
                 "single_update_ms": 1e3 * single_s, "group_update_ms": 1e3 * group_s, "repeats": repeats}
     finally:
         group.close()
 
 
-def all_reduce_rows(repeats: int) -> tuple[list[dict[str, Any]], float, float]:
-    """Timed all-reduces of 1k, 64k and 1M float32s on 2 ranks; the fitted latency (s) and bandwidth (B/s)."""
+def all_reduce_rows(ranks: int, repeats: int) -> tuple[list[dict[str, Any]], tuple[float, float]]:
+    """Timed all-reduces of 1k, 64k and 1M float32s between the ranks; the fitted latency (s) and bandwidth
+    (B/s)."""
     from rlworkbench.execution.ray.learner_group import LearnerGroup
 
     config, _, _ = cases()["ppo_cartpole"]
-    group = LearnerGroup(make_agent(config), RANKS, cpus=1.0, timeout=120)
+    group = LearnerGroup(make_agent(config), ranks, cpus=1.0, timeout=120)
     try:
         sizes = (1_000, 64_000, 1_000_000)
         seconds = [group.all_reduce_seconds(repeats=max(repeats, 5), elements=size) for size in sizes]
@@ -168,17 +168,17 @@ def all_reduce_rows(repeats: int) -> tuple[list[dict[str, Any]], float, float]:
         group.close()
     slope, intercept = np.polyfit([4 * size for size in sizes], seconds, 1)
     bandwidth, latency = 1 / max(slope, 1e-15), max(float(intercept), 0.0)
-    rows = [{"kind": "allreduce", "ranks": RANKS, "elements": size, "bytes": 4 * size, "allreduce_ms": 1e3 * s,
+    rows = [{"kind": "allreduce", "ranks": ranks, "elements": size, "bytes": 4 * size, "allreduce_ms": 1e3 * s,
              "link": "loopback_gloo", "fitted_latency_us": 1e6 * latency, "fitted_bandwidth_gb_s": bandwidth / 1e9}
             for size, s in zip(sizes, seconds)]
-    return rows, latency, bandwidth
+    return rows, (latency, bandwidth)
 
 
 def ring_seconds(nbytes: float, ranks: int, latency: float, bandwidth: float) -> float:
     return 2 * (ranks - 1) / ranks * nbytes / bandwidth + 2 * (ranks - 1) * latency
 
 
-def capacity_rows(throughput: list[dict[str, Any]], pong: int, latency: float, bandwidth: float
+def capacity_rows(throughput: list[dict[str, Any]], pong: int, loopback: tuple[float, float] | None
                   ) -> list[dict[str, Any]]:
     """Predicted per-step all-reduce and efficiency at N ranks, per network and link (see the module docstring)."""
     networks = [(row["config"], row["gradient_elements"], row["single_update_ms"] / 1e3 / steps_per_update(row))
@@ -187,8 +187,11 @@ def capacity_rows(throughput: list[dict[str, Any]], pong: int, latency: float, b
         networks.append(("apex_pong (network only)", pong, float("nan")))
     rows = []
     for name, elements, compute in networks:
-        for link, figures in LINKS.items():
-            link_latency, link_bandwidth = figures if figures is not None else (latency, bandwidth)
+        for link, assumed in LINKS.items():
+            figures = assumed if assumed is not None else loopback
+            if figures is None:  # one rank: no all-reduce was measured here
+                continue
+            link_latency, link_bandwidth = figures
             for ranks in SCALE:
                 reduce_s = ring_seconds(4 * elements, ranks, link_latency, link_bandwidth)
                 rows.append({"kind": "capacity", "config": name, "gradient_elements": elements,
@@ -196,7 +199,7 @@ def capacity_rows(throughput: list[dict[str, Any]], pong: int, latency: float, b
                              "latency_us": 1e6 * link_latency, "bandwidth_gb_s": link_bandwidth / 1e9,
                              "step_compute_ms": 1e3 * compute, "step_allreduce_ms": 1e3 * reduce_s,
                              "efficiency": compute / (compute + reduce_s) if compute == compute else float("nan"),
-                             "assumed": figures is not None})
+                             "assumed": assumed is not None})
     return rows
 
 
@@ -214,26 +217,28 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--devices-kind", choices=("cpu", "cuda"), default="cpu",
                         help="cuda: each rank's agent on its own GPU (Ray gives each rank one; NCCL)")
     parser.add_argument("--configs", default=",".join(cases()), help="comma-separated config names")
+    parser.add_argument("--ranks", type=int, default=2, help="learner ranks of the group (a GPU machine: its GPUs)")
     parser.add_argument("--no-pong", action="store_true", help="skip building the Pong network (needs ale-py)")
     parser.set_defaults(out=DATASET)
     args = parser.parse_args(argv)
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     from rlworkbench.execution.ray import ensure_ray
 
-    ensure_ray(num_cpus=RANKS)
+    ensure_ray(num_cpus=max(args.ranks, 2))
     devices = None if args.devices_kind == "cpu" else ["cuda:0"]
     with common.torch_threads(args.threads):
-        throughput = [measure(name, args.repeats, args.round_s, devices) for name in args.configs.split(",")]
-        reduces, latency, bandwidth = all_reduce_rows(args.repeats)
+        throughput = [measure(name, args.ranks, args.repeats, args.round_s, devices)
+                      for name in args.configs.split(",")]
+        reduces, loopback = all_reduce_rows(args.ranks, args.repeats) if args.ranks > 1 else ([], None)
         pong = 0 if args.no_pong else pong_elements()
-    rows = throughput + reduces + capacity_rows(throughput, pong, latency, bandwidth)
+    rows = throughput + reduces + capacity_rows(throughput, pong, loopback)
     frame = common.results_frame(rows)
     path = common.write_csv(frame, args.out)
     if not args.quiet:
-        common.print_table("learner group: 1 learner vs 2 ranks (samples trained per second)",
+        common.print_table(f"learner group: 1 learner vs {args.ranks} ranks (samples trained per second)",
                            frame[frame["kind"] == "throughput"], ["config", "single_samples_per_s",
                            "group_samples_per_s", "speedup", "efficiency", "allreduce_ms", "gradient_bytes"], None)
-        common.print_table("all-reduce between 2 ranks", frame[frame["kind"] == "allreduce"],
+        common.print_table(f"all-reduce between {args.ranks} ranks", frame[frame["kind"] == "allreduce"],
                            ["elements", "allreduce_ms", "fitted_latency_us", "fitted_bandwidth_gb_s"], None)
         common.print_table("capacity model: efficiency per optimizer step at N ranks", frame[frame["kind"] ==
                            "capacity"], ["config", "link", "ranks", "step_compute_ms", "step_allreduce_ms",

@@ -7,6 +7,8 @@
 #   3. gpu_update    bench.gpu_update --device cuda:0: update and act vs hand-written PyTorch at batch 64 and 1024,
 #                    device syncs per dueling DQN + PER update
 #   4. gpu_apex      bench.gpu_apex --device cuda:0: a short Ape-X run with the learner on the GPU
+#   5. learner_group bench.learner_group --devices-kind cuda --ranks 1: a learner rank on its own GPU (its group
+#                    formed with NCCL) against the learner in the driver — the smoke of the multi-GPU path
 # and writes datasets/benchmarks/gpu.csv and gpu_report.md (bench.gpu_report). A failing step is reported, not fatal.
 #
 # scripts/gpu_check.sh --dry-run   lists the steps and imports everything they would run, with this machine's
@@ -25,8 +27,9 @@ steps=(
   "multi_device|90|-m bench.multi_device --devices-kind cuda --towers 1 --batches 64 1024 --repeats 5 --out $results/multi_device.csv"
   "gpu_update|90|-m bench.gpu_update --device cuda:0 --repeats 7 --out $results/gpu_update.csv"
   "gpu_apex|120|-m bench.gpu_apex --device cuda:0 --timesteps 20000 --out $results/gpu_apex.csv"
+  "learner_group|120|-m bench.learner_group --devices-kind cuda --ranks 1 --configs ppo_cartpole --repeats 3 --round-s 0.5 --no-pong --out $results/learner_group.csv"
 )
-modules="torch numpy pandas gymnasium jsonschema tensorboard ray pytest rlworkbench rlworkbench.agents rlworkbench.execution rlworkbench.execution.ray bench.multi_device bench.gpu_update bench.gpu_apex bench.gpu_report"
+modules="torch numpy pandas gymnasium jsonschema tensorboard ray pytest rlworkbench rlworkbench.agents rlworkbench.execution rlworkbench.execution.ray bench.multi_device bench.gpu_update bench.gpu_apex bench.learner_group bench.gpu_report"
 
 if [ "$dry" = 1 ]; then
   python=${PYTHON:-.venv/bin/python}

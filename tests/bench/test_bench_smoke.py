@@ -24,6 +24,7 @@ from bench import (  # noqa: E402 (after the path fix)
     backends,
     build_overhead,
     builder_redraw,
+    learner_group,
     multi_device,
     ppo_lstm_update,
     train_overhead,
@@ -105,6 +106,19 @@ def test_ppo_lstm_update_writes_its_csv(tmp_path):
     assert row["benchmark"] == "ppo_lstm_update" and row["outputs_equal"] and row["gradient_steps"] == 8
     assert row["max_weight_abs_diff"] <= 1e-4 and row["target"] == "ratio <= 1.15"
     assert row["ours_median_ms"] > 0 and row["baseline_median_ms"] > 0 and row["cell_median_ms"] > 0
+
+
+def test_learner_group_writes_its_csv(tmp_path, ray_session):
+    out = tmp_path / "learner_group.csv"
+    learner_group.main(["--repeats", "1", "--round-s", "0.05", "--configs", "dqn_dueling_per_cartpole", "--no-pong",
+                        "--out", str(out), "--quiet"])
+    frame = pd.read_csv(out)
+    assert set(frame["kind"]) == {"throughput", "allreduce", "capacity"}
+    (row,) = frame[frame["kind"] == "throughput"].to_dict("records")
+    assert row["group_samples_per_s"] > 0 and row["allreduce_ms"] > 0 and row["gradient_bytes"] > 0
+    capacity = frame[frame["kind"] == "capacity"]
+    assert sorted(set(capacity["ranks"])) == [2, 8, 32] and capacity["efficiency"].between(0, 1).all()
+    assert len(frame[frame["kind"] == "allreduce"]) == 3
 
 
 def test_backends_writes_its_csv(tmp_path):

@@ -18,7 +18,8 @@ NOTEBOOKS = Path(__file__).parents[2] / "notebooks"
 PARAMETERS = {"train_dqn_cartpole.ipynb": {"TIMESTEPS": 3000, "LIVE_SECONDS": 4},
               "graph_builder.ipynb": {"TIMESTEPS": 1500},
               "multi_device.ipynb": {"TIMESTEPS": 2000},
-              "distributed.ipynb": {"TIMESTEPS": 3000, "IMPALA_TIMESTEPS": 6000, "PLAN_TIMESTEPS": 3000},
+              "distributed.ipynb": {"TIMESTEPS": 3000, "IMPALA_TIMESTEPS": 6000, "PLAN_TIMESTEPS": 3000,
+                                    "GROUP_TIMESTEPS": 1024},
               "cluster.ipynb": {"TIMESTEPS": 10**7, "EPISODES_TO_WATCH": 5},
               "experiments.ipynb": {"BUDGET": 800, "COMPARE_BUDGET": 600},
               "recurrent.ipynb": {"TIMESTEPS": 10_000}}
@@ -122,7 +123,9 @@ def test_distributed(tmp_path):
     assert any("sampler 0" in svg and "learner" in svg for svg in mime_outputs(notebook, "image/svg+xml"))
     assert any("two_fragment_impala" in table for table in tables)  # the user's plan, registered
     assert "state='finished'" in json.dumps(notebook.cells)  # and run to the end
-    assert len(list((tmp_path / "runs").glob("*/checkpoints/final"))) == 3
+    assert any("allreduce_s" in table and "pid" in table for table in tables)  # run.learners: the group's ranks
+    assert any("learner rank 1" in svg for svg in mime_outputs(notebook, "image/svg+xml"))
+    assert len(list((tmp_path / "runs").glob("*/checkpoints/final"))) == 4
 
 
 def test_cluster(tmp_path, ray_head, monkeypatch):
