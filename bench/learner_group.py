@@ -25,7 +25,8 @@ there), and a ring all-reduce ``2 (N-1)/N x bytes / bandwidth + 2 (N-1) x latenc
 figures (CPU, gloo) and with NCCL's assumed figures for NVLink (150 GB/s, 10 µs) and 100 Gb/s InfiniBand between
 nodes (10 GB/s, 20 µs) — assumptions, stated in the row — into the predicted update time and scaling efficiency
 ``compute / (compute + all-reduce)`` of N = 2, 8, 32 ranks (no overlap of compute and communication: the
-optimizer averages after the backward pass).
+optimizer averages after the backward pass). PPO's optimizer step makes 3 more, tiny all-reduces (the advantages'
+mean and variance, the loss diagnostics): latency only, counted.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ from bench import common
 ROOT = Path(__file__).resolve().parents[1]
 DATASET = ROOT / "datasets" / "benchmarks" / "learner_group.csv"
 CONFIGS = ROOT / "rlworkbench" / "agents" / "configs"
-LINKS = {"loopback_gloo": None, "nvlink_nccl_assumed": (150e9, 10e-6), "infiniband_100g_assumed": (10e9, 20e-6)}
+LINKS = {"loopback_gloo": None, "nvlink_nccl_assumed": (10e-6, 150e9), "infiniband_100g_assumed": (20e-6, 10e9)}
+"""(latency s, bandwidth B/s) of each link; None: as measured here."""
 SCALE = (2, 8, 32)
 
 
@@ -183,6 +185,7 @@ def capacity_rows(throughput: list[dict[str, Any]], pong: int, loopback: tuple[f
     """Predicted per-step all-reduce and efficiency at N ranks, per network and link (see the module docstring)."""
     networks = [(row["config"], row["gradient_elements"], row["single_update_ms"] / 1e3 / steps_per_update(row))
                 for row in throughput]
+    small = {name: 3 if name == "ppo_cartpole" else 0 for name, _, _ in networks}  # PPO: advantage stats, parts
     if pong:  # Pong's compute is not measured here (no CPU figure worth extrapolating): its all-reduce only
         networks.append(("apex_pong (network only)", pong, float("nan")))
     rows = []
@@ -193,7 +196,8 @@ def capacity_rows(throughput: list[dict[str, Any]], pong: int, loopback: tuple[f
                 continue
             link_latency, link_bandwidth = figures
             for ranks in SCALE:
-                reduce_s = ring_seconds(4 * elements, ranks, link_latency, link_bandwidth)
+                reduce_s = ring_seconds(4 * elements, ranks, link_latency, link_bandwidth) + small.get(name, 0) * \
+                    ring_seconds(32, ranks, link_latency, link_bandwidth)
                 rows.append({"kind": "capacity", "config": name, "gradient_elements": elements,
                              "gradient_bytes": 4 * elements, "link": link, "ranks": ranks,
                              "latency_us": 1e6 * link_latency, "bandwidth_gb_s": link_bandwidth / 1e9,
