@@ -20,6 +20,7 @@ from rlworkbench.execution.ray.learner_rank import LearnerGroupError, LearnerRan
 from rlworkbench.execution.ray.plans.apex import APEX
 from rlworkbench.execution.ray.plans.impala import IMPALA
 from rlworkbench.execution.ray.plans.sync_ppo import SYNC_PPO
+from tests.execution.ray.test_sync_ppo import last_20_mean
 from tests.strategies.multi_device_helpers import CONFIGS, NETWORK, largest_difference
 from tests.strategies.multi_device_helpers import batch as replay_batch
 
@@ -150,7 +151,7 @@ def test_impala_and_apex_train_with_a_learner_group(ray_session):
                                             "update": {"rollout_length": 8}}, backend="torch", seed=0).build()
     run = PlanRun(IMPALA, impala, "CartPole-v1", GROUP, seed=0)
     try:
-        run.train(400)
+        run.train(200)
         assert impala.updates > 0 and (run.updates["rollout_steps"] == 16.0).all()  # one fragment per rank
     finally:
         run.close()
@@ -159,7 +160,7 @@ def test_impala_and_apex_train_with_a_learner_group(ray_session):
     dqn = Agent.from_env("CartPole-v1", dqn_config, backend="torch", seed=0).build()
     run = PlanRun(APEX, dqn, "CartPole-v1", {**GROUP, "shards": 1, "fragment_length": 16}, seed=0)
     try:
-        run.train(800)
+        run.train(500)
         assert dqn.updates > 0 and np.isfinite(run.updates["loss"]).all()
         assert run.dataflow().edges_frame().query("carries == 'Priorities'")["items"].sum() == 32 * dqn.updates
     finally:
@@ -193,11 +194,6 @@ def test_ranks_that_cannot_be_placed_are_a_typed_error(ray_session):
     with pytest.raises(ConfigError) as caught:
         PlanRun(SYNC_PPO, agent, "CartPole-v1", {**GROUP, "learners": 0}, seed=0)
     assert "learners" in str(caught.value)
-
-
-def last_20_mean(run: PlanRun) -> float:
-    returns = run.episodes["return"]
-    return float(returns.tail(20).mean()) if len(returns) >= 20 else float("nan")
 
 
 @pytest.mark.slow
