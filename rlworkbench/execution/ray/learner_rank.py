@@ -60,6 +60,7 @@ class LearnerRank:
         self.agent: Agent | None = None
         self.address = free_address()
         self.update_s = 0.0  #: seconds of the last update (its all-reduces included)
+        self.cuda = False  #: NCCL: collectives on the rank's GPU (Ray shows a rank its own GPUs as cuda:0, …)
 
     # ----- the group ------------------------------------------------------------------------------------------
     def where(self) -> dict[str, object]:
@@ -97,6 +98,11 @@ class LearnerRank:
 
         import torch.distributed as dist
 
+        if cuda:
+            import torch
+
+            torch.cuda.set_device(0)
+            self.cuda = True
         dist.init_process_group("nccl" if cuda else "gloo", init_method=f"tcp://{master}", rank=self.rank,
                                 world_size=self.size, timeout=timedelta(seconds=timeout))
 
@@ -115,7 +121,7 @@ class LearnerRank:
         from rlworkbench.core.backend import get_backend
 
         ops = get_backend(self.backend).ops
-        (mean,) = ops.group_mean([ops.constant(float(self.rank))])
+        (mean,) = ops.group_mean([self._reducible(np.float32(self.rank))])
         expected = (self.size - 1) / 2
         if abs(float(mean) - expected) > 1e-6:
             raise LearnerGroupError("the group's first all-reduce disagrees", argument=f"rank {self.rank}",
@@ -192,11 +198,19 @@ class LearnerRank:
         size = elements or sum(value.size for value in self._agent().get_weights(trainable_only=True).values())
         buffer = np.zeros(size, np.float32)
         times = []
+        value = self._reducible(buffer)
         for _ in range(repeats):
             started = time.perf_counter()
-            ops.group_mean([ops.constant(buffer)])
+            ops.group_mean([value])
             times.append(time.perf_counter() - started)
         return float(np.median(times))
+
+    def _reducible(self, value: np.ndarray | np.float32) -> object:
+        """``value`` as a tensor the group's all-reduce takes (NCCL: on the rank's GPU)."""
+        from rlworkbench.core.backend import get_backend
+
+        tensor = get_backend(self.backend).ops.constant(value)
+        return tensor.cuda() if self.cuda else tensor
 
     def _agent(self) -> Agent:
         if self.agent is None:
