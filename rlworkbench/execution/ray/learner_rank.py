@@ -138,6 +138,10 @@ class LearnerRank:
         self.agent = agent.build(devices=list(devices) if devices else None)
         self.set_state(weights, counters)
 
+    def devices(self) -> list[str] | None:
+        """The devices of this rank's replica towers (None: one device)."""
+        return self._agent().devices
+
     def set_state(self, weights: Weights, counters: Mapping[str, int]) -> None:
         agent = self._agent()
         agent.set_weights(weights)

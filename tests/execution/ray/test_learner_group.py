@@ -45,8 +45,8 @@ def sequences(seed: int, envs: int = 4, length: int = 8, behaviour: bool = False
     return batch
 
 
-def make_agent(kind: str, backend: str) -> Agent:
-    return Agent.from_env("CartPole-v1", PARITY_CONFIGS[kind], backend=backend, seed=3).build()
+def make_agent(kind: str, backend: str, devices: list[str] | None = None) -> Agent:
+    return Agent.from_env("CartPole-v1", PARITY_CONFIGS[kind], backend=backend, seed=3).build(devices=devices)
 
 
 def one_update(learner, kind: str, seed: int):
@@ -58,9 +58,19 @@ def one_update(learner, kind: str, seed: int):
 @pytest.mark.parametrize("backend", ["torch", "tf"])
 @pytest.mark.parametrize("kind", ["dqn_per", "ppo", "impala"])
 def test_two_ranks_on_half_batches_equal_one_learner_on_the_whole_batch(ray_session, backend, kind):
-    single, mirror = make_agent(kind, backend), make_agent(kind, backend)
-    group = LearnerGroup(mirror, 2, cpus=0.5, timeout=60)
+    check_parity(kind, backend)
+
+
+def test_towers_inside_ranks_make_four_replicas_of_one_learner(ray_session):
+    """``learners=2, devices_per_learner=[d, d]``: each rank splits its half over 2 towers — still one learner."""
+    check_parity("dqn_per", "torch", devices=["cpu", "cpu"])
+
+
+def check_parity(kind: str, backend: str, devices: list[str] | None = None) -> None:
+    single, mirror = make_agent(kind, backend), make_agent(kind, backend, devices)
+    group = LearnerGroup(mirror, 2, devices=devices, cpus=0.5, timeout=60)
     try:
+        assert ray.get([rank.devices.remote() for rank in group.ranks]) == [devices, devices]
         for seed in range(5):
             expected, expected_priorities = one_update(single, kind, seed)
             got, priorities = one_update(group, kind, seed)
