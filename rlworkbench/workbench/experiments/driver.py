@@ -156,8 +156,14 @@ Mutations = dict[str, "dict[str, object] | list[object] | tuple[object, ...] | C
 """What PBT's ``hyperparam_mutations`` takes: per key a nested dict, the values to pick from, or a distribution."""
 
 KEEP_CHECKPOINTS = {"pbt": 12}
-"""Trial checkpoints Tune keeps: 2 (resume needs the newest); with PBT more, for a donor's checkpoint must outlive
-its own next reports until the exploiting trial has restored from it."""
+"""Trial checkpoints Tune keeps with PBT: a donor's checkpoint must outlive its own next reports until the exploiting
+trial has restored from it."""
+KEEP_FOR_RESUME = 5
+"""Trial checkpoints Tune keeps otherwise. A resume restores the newest checkpoint Tune's saved state names, and that
+state is written every ``TUNE_GLOBAL_CHECKPOINT_S`` seconds — later under load — while checkpoints come with every
+report and the older ones are deleted: with 2 kept, a state two checkpoints behind named one already gone (seen in
+the suite: ``Could not recover from checkpoint as it does not exist on storage anymore``). Five tolerate a state
+four reports behind."""
 RUN_KEYS = ("env", "backend", "num_envs", "vector_mode", "threads", "checkpoint_every", "summaries_every",
             "progress", "logdir", "run_name")
 
@@ -192,7 +198,7 @@ def _run_config(plan: ExperimentPlan) -> tune.RunConfig:
                           callbacks=[Recorder(plan, RecordWriter(plan.records_path, echo=_in_job())),
                                      CSVLoggerCallback(), JsonLoggerCallback()],  # Tune's ResultGrid reads these
                           checkpoint_config=tune.CheckpointConfig(num_to_keep=KEEP_CHECKPOINTS.get(
-                              plan.scheduler, 2), checkpoint_frequency=plan.checkpoint_frequency),
+                              plan.scheduler, KEEP_FOR_RESUME), checkpoint_frequency=plan.checkpoint_frequency),
                           failure_config=tune.FailureConfig(max_failures=0))
 
 
