@@ -20,13 +20,12 @@ GROUP_KEY = 4242  #: TensorFlow's collective group key of a learner group (one g
 @dataclass
 class Membership:
     """This process is rank ``rank`` of ``size``; collectives give up after ``timeout`` seconds (a dead peer is an
-    error, never a hang). ``seconds`` and ``calls`` add up the all-reduces a backend could time (PyTorch's)."""
+    error, never a hang). ``seconds`` adds up the all-reduces a backend could time (PyTorch's)."""
 
     rank: int
     size: int
     timeout: float = 60.0
     seconds: float = 0.0
-    calls: int = 0
     _instance: int = 0
 
     def next_instance_key(self) -> int:
@@ -36,7 +35,6 @@ class Membership:
 
     def timed(self, seconds: float) -> None:
         self.seconds += seconds
-        self.calls += 1
 
 
 _membership: dict[str, Membership] = {}  #: "this process": its membership, when it has one

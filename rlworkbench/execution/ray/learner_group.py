@@ -31,7 +31,7 @@ import pandas as pd
 from rlworkbench import nest
 from rlworkbench.errors import BuildError, ConfigError
 from rlworkbench.execution.ray.flow_types import Batch
-from rlworkbench.execution.ray.learner_rank import LearnerGroupError, LearnerRank, Weights
+from rlworkbench.execution.ray.learner_rank import LearnerGroupError, LearnerRank, Weights, agent_state
 from rlworkbench.nest import Nested
 
 if TYPE_CHECKING:
@@ -136,13 +136,12 @@ class LearnerGroup:
         self.where: list[dict[str, object]] = []
         self.stats = [{"update_s": float("nan"), "allreduce_s": float("nan")} for _ in range(self.shares)]
         self._group: PlacementGroup | None = None
-        self._snapshot = self._agent_state()
-        self.join_s = self.start()
+        self._snapshot = agent_state(agent)
+        self.start()
 
     # ----- life -------------------------------------------------------------------------------------------------
-    def start(self) -> float:
-        """Places and starts the ranks, forms their group, builds every rank's agent from the last snapshot;
-        returns the seconds the group took to form."""
+    def start(self) -> None:
+        """Places and starts the ranks, forms their group, builds every rank's agent from the last snapshot."""
         import ray
         from ray.util.placement_group import placement_group
         from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
@@ -164,8 +163,7 @@ class LearnerGroup:
             rank, self.shares, self.backend) for rank in range(self.shares)]
         self.where = ray.get([rank.where.remote() for rank in self.ranks], timeout=self.timeout + 120)
         addresses = [str(where["address"]) for where in self.where]
-        cuda = any(device.startswith("cuda") for device in self.devices or [])
-        joins = [rank.join.remote(addresses, self.timeout, cuda) for rank in self.ranks]
+        joins = [rank.join.remote(addresses, self.timeout, gpus > 0) for rank in self.ranks]
         ready, waiting = ray.wait(joins, num_returns=len(joins), timeout=self.timeout + 30)
         if waiting:
             missing = [joins.index(ref) for ref in waiting]
@@ -174,7 +172,7 @@ class LearnerGroup:
                                     argument=f"rank {missing[0]}", expected=f"{self.shares} ranks meeting at "
                                     f"{addresses[0]}", got=f"{len(ready)} joined")
         try:
-            seconds: float = max(ray.get(joins))
+            ray.get(joins)  # a rank's own LearnerGroupError, if its group did not form
             weights, counters = self._snapshot
             shared = ray.put(weights)
             ray.get([rank.build.remote(self.agent.config, self.agent.state_space, self.agent.action_space,
@@ -183,7 +181,6 @@ class LearnerGroup:
             self.close()
             cause = error.as_instanceof_cause()
             raise (cause if isinstance(cause, LearnerGroupError) else error) from None
-        return float(seconds)
 
     def restart(self, error: BaseException) -> None:
         """Ends every rank and starts the group again from the last snapshot (counted); past ``max_restarts``:
@@ -278,11 +275,6 @@ class LearnerGroup:
         import ray
 
         return ray.get([rank.state.remote() for rank in self.ranks])
-
-    def _agent_state(self) -> tuple[Weights, dict[str, int]]:
-        from rlworkbench.agents.agent import COUNTERS
-
-        return self.agent.get_weights(), {name: int(getattr(self.agent, name)) for name in COUNTERS}
 
     # ----- the live view ----------------------------------------------------------------------------------------
     def table(self) -> pd.DataFrame:

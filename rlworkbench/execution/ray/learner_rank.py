@@ -35,6 +35,13 @@ if TYPE_CHECKING:
 Weights = dict[str, np.ndarray]
 
 
+def agent_state(agent: Agent) -> tuple[Weights, dict[str, int]]:
+    """Every variable of ``agent`` (optimizer state included) and its counters: what ranks and snapshots hold."""
+    from rlworkbench.agents.agent import COUNTERS
+
+    return agent.get_weights(), {name: int(getattr(agent, name)) for name in COUNTERS}
+
+
 class LearnerGroupError(RLWorkbenchError):
     """A learner group failed to form, or lost a rank: names the rank and the address it waited on."""
 
@@ -59,7 +66,6 @@ class LearnerRank:
         get_backend(backend).limit_threads(threads)
         self.agent: Agent | None = None
         self.address = free_address()
-        self.update_s = 0.0  #: seconds of the last update (its all-reduces included)
         self.cuda = False  #: NCCL: collectives on the rank's GPU (Ray shows a rank its own GPUs as cuda:0, …)
 
     # ----- the group ------------------------------------------------------------------------------------------
@@ -70,11 +76,10 @@ class LearnerRank:
         return {"rank": self.rank, "node_id": ray.get_runtime_context().get_node_id(),
                 "ip": ray.util.get_node_ip_address(), "pid": os.getpid(), "address": self.address}
 
-    def join(self, addresses: Sequence[str], timeout: float, cuda: bool = False) -> float:
+    def join(self, addresses: Sequence[str], timeout: float, cuda: bool = False) -> None:
         """Forms the group with the other ranks at ``addresses`` (rank order; the torch group meets at rank 0's),
-        then checks it with one all-reduce; returns the seconds it took. Raises LearnerGroupError after
-        ``timeout`` seconds if the group cannot form."""
-        started = time.perf_counter()
+        then checks it with one all-reduce. Raises LearnerGroupError after ``timeout`` seconds if the group cannot
+        form."""
         rendezvous = addresses[0] if self.backend == "torch" else self.address
         try:
             if self.backend == "torch":
@@ -91,7 +96,6 @@ class LearnerRank:
                                     f"{timeout:g} s: {type(error).__name__}: {str(error)[:300]}",
                                     argument=f"rank {self.rank}", expected=f"{self.size} ranks meeting at "
                                     f"{rendezvous}", got="no group") from None
-        return time.perf_counter() - started
 
     def _join_torch(self, master: str, timeout: float, cuda: bool) -> None:
         from datetime import timedelta
@@ -150,10 +154,7 @@ class LearnerRank:
 
     def state(self) -> tuple[Weights, dict[str, int]]:
         """Every variable (optimizer state included) and the counters."""
-        from rlworkbench.agents.agent import COUNTERS
-
-        agent = self._agent()
-        return agent.get_weights(), {name: int(getattr(agent, name)) for name in COUNTERS}
+        return agent_state(self._agent())
 
     def update(self, batch: Batch, timesteps: int) -> tuple[dict[str, float], float]:
         """One update on this rank's share; ``(metrics, all-reduce seconds)``."""
@@ -181,9 +182,8 @@ class LearnerRank:
             raise LearnerGroupError(f"learner rank {self.rank} lost its group during an update: "
                                     f"{type(error).__name__}: {str(error)[:300]}", argument=f"rank {self.rank}",
                                     expected=f"{self.size} ranks") from None
-        self.update_s = time.perf_counter() - started
         reduce_s = (group.seconds - before) if group is not None else 0.0
-        return {**metrics, "update_s": self.update_s}, extra, reduce_s
+        return {**metrics, "update_s": time.perf_counter() - started}, extra, reduce_s
 
     def weights_ref(self) -> list[ObjectRef]:
         """The trainable weights put into Ray's object store by this rank (one copy, no round trip to the

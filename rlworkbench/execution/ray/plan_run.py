@@ -104,8 +104,6 @@ class PlanRun:
 
     def __init__(self, plan: Plan, agent: Agent, env: EnvSource, settings: Mapping[str, object] | None = None, *,
                  seed: int | None = 0, log: EventWriter | None = None):
-        import ray
-
         if getattr(agent, "type_name", None) != plan.trains:
             raise ConfigError(f"the {plan.name} plan trains a {plan.trains} agent", argument="agent",
                               expected=plan.trains, got=getattr(agent, "type_name", type(agent).__name__))
@@ -121,13 +119,13 @@ class PlanRun:
         self.first_timestep, self.first_update = int(self.agent.timesteps), int(self.agent.updates)
         self.timesteps = 0  #: env steps sampled in this run (the agent's counter goes on from where it was)
         self.version = int(self.agent.updates)
-        self._weights = ray.put(self.agent.get_weights(trainable_only=True))  # a group starts from the same
+        self.learner: LocalLearner | LearnerGroup = LocalLearner(self.agent)
+        self._weights = self.learner.weights_ref()  # a group starts from the same weights
         self.stats = [WorkerStats(version=self.version) for _ in range(self.settings["workers"])]
         self.started = time.perf_counter()
         self._elapsed_before = 0.0  # wall time of the earlier part of a resumed run
         self.meter = FlowMeter(plan.name)
         self.meter.node(LEARNER, "learner")
-        self.learner: LocalLearner | LearnerGroup = LocalLearner(self.agent)
         self.samplers: Rollouts | None = None
         self.replay: Replay | None = None
         self._closers: list[Callable[[], None]] = []

@@ -84,14 +84,18 @@ def test_impala_trains_impala_agents_only(ray_session):
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(900)
-def test_impala_on_two_workers_solves_cartpole(ray_session):
-    """The shipped config (2 workers x 4 envs): a last-20 mean of 475 (about 50k steps, 15 s here)."""
+@pytest.mark.parametrize("learners, budget", [
+    pytest.param({}, 300_000, marks=pytest.mark.timeout(900), id="one_learner"),
+    pytest.param({"learners": 2, "learner_cpus": 0.5}, 400_000, marks=pytest.mark.timeout(1800),
+                 id="two_learner_ranks")])
+def test_impala_on_two_workers_solves_cartpole(ray_session, learners, budget):
+    """The shipped config (2 workers x 4 envs): a last-20 mean of 475 (about 50k steps, 15 s here); with 2 learner
+    ranks, each learning from its own fragment of every pair taken from the queue, within 400,000 steps."""
     agent = Agent.from_env("CartPole-v1", "impala_cartpole", backend="torch", seed=0)
-    impala = PlanRun(IMPALA, agent, "CartPole-v1", {"sampler_cpus": 0}, seed=0)
+    impala = PlanRun(IMPALA, agent, "CartPole-v1", {"sampler_cpus": 0, **learners}, seed=0)
     try:
         recent = 0.0
-        while impala.timesteps < 300_000 and recent < 475:
+        while impala.timesteps < budget and recent < 475:
             impala.train(impala.timesteps + 5000)
             recent = float(impala.episodes["return"].tail(20).mean())
         assert recent >= 475, (impala.timesteps, recent)

@@ -72,15 +72,20 @@ def test_only_ppo_agents_and_sane_worker_counts(ray_session):
         PlanRun(SYNC_PPO, ppo, "CartPole-v1", {"workers": 0})
 
 
+LEARNER_GROUP = {"learners": 2, "learner_cpus": 0.5}  #: two ranks, each learning on half of the envs' rollouts
+
+
 @pytest.mark.slow
-@pytest.mark.timeout(600)
-def test_sync_ppo_on_two_workers_solves_cartpole(ray_session):
+@pytest.mark.parametrize("learners, budget", [
+    pytest.param({}, 100_000, marks=pytest.mark.timeout(600), id="one_learner"),
+    pytest.param(LEARNER_GROUP, 150_000, marks=pytest.mark.timeout(1200), id="two_learner_ranks")])
+def test_sync_ppo_on_two_workers_solves_cartpole(ray_session, learners, budget):
     """The shipped PPO config on 2 workers x 4 envs: a last-20 mean return of 475 within 100,000 steps (about 35k
-    steps and 20 s on this machine)."""
+    steps and 20 s on this machine); with 2 learner ranks (each on 4 envs' rollouts) within 150,000 (~75 s)."""
     agent = Agent.from_env("CartPole-v1", "ppo_cartpole", backend="torch", seed=0).build()
-    ppo = PlanRun(SYNC_PPO, agent, "CartPole-v1", {**SETTINGS, "envs_per_worker": 4}, seed=0)
+    ppo = PlanRun(SYNC_PPO, agent, "CartPole-v1", {**SETTINGS, "envs_per_worker": 4, **learners}, seed=0)
     try:
-        while ppo.timesteps < 100_000 and not last_20_mean(ppo) >= 475.0:
+        while ppo.timesteps < budget and not last_20_mean(ppo) >= 475.0:
             ppo.step()
         assert last_20_mean(ppo) >= 475.0, (ppo.timesteps, ppo.episodes.tail(20))
     finally:
