@@ -121,6 +121,7 @@ class PlanRun:
         self.version = int(self.agent.updates)
         self.learner: LocalLearner | LearnerGroup = LocalLearner(self.agent)
         self._weights = self.learner.weights_ref()  # a group starts from the same weights
+        self._weight_bytes = 0
         self.stats = [WorkerStats(version=self.version) for _ in range(self.settings["workers"])]
         self.started = time.perf_counter()
         self._elapsed_before = 0.0  # wall time of the earlier part of a resumed run
@@ -175,6 +176,13 @@ class PlanRun:
     def weights(self) -> Any:
         """The object ref of the newest broadcast weights (``version`` says whose)."""
         return self._weights
+
+    @property
+    def weight_bytes(self) -> int:
+        """Bytes of one copy of the trainable weights a sampler is handed (the same every time: measured once)."""
+        if not self._weight_bytes:
+            self._weight_bytes = sum(value.nbytes for value in self.agent.get_weights(trainable_only=True).values())
+        return self._weight_bytes
 
     # ----- accounting -------------------------------------------------------------------------------------------
     @property

@@ -136,6 +136,8 @@ def test_the_dataflow_of_apex_names_every_actor_and_counts_what_flows(ray_sessio
     carried = dict(edges["carries"].items())
     assert carried[("sampler 0", "shard 0")] == "Transitions" and carried[("shard 1", "learner")] == "Batch"
     assert carried[("learner", "shard 0")] == "Priorities" and carried[("learner", "sampler 1")] == "Weights"
+    handed = edges.loc[[pair for pair in carried if carried[pair] == "Weights"], "items"]
+    assert handed.sum() > len(handed)  # each sampler starts with the weights; broadcasts handed newer ones
     into_shards = edges.loc[[pair for pair in carried if pair[1].startswith("shard") and pair[0] != "learner"]]
     assert into_shards["items"].sum() == run.shards()["records"].sum()  # every transition counted once
     batches = edges.loc[[pair for pair in carried if carried[pair] == "Batch"]]

@@ -12,7 +12,6 @@ class Broadcast:
     def __init__(self, run: PlanRun, every: int | None = None):
         self.run = run
         self.every = int(run.settings["broadcast_every"] if every is None else every)
-        self._bytes = 0
 
     def after_update(self) -> None:
         """Publishes the weights when the update count says so."""
@@ -25,7 +24,7 @@ class Broadcast:
         assert run.samplers is not None, "a plan hands weights to its Rollouts' samplers"
         run.samplers.manager.actor(index).set_weights.remote(run.weights, run.version)
         run.stats[index].version, run.stats[index].steps_since_sync = run.version, 0
-        run.meter.flow(LEARNER, sampler_node(index), "Weights", 1, self._weight_bytes())
+        run.meter.flow(LEARNER, sampler_node(index), "Weights", 1, run.weight_bytes)
 
     def hand_if_due(self, index: int) -> None:
         """:meth:`hand` once the sampler took ``weight_sync_steps`` env steps with older weights."""
@@ -38,9 +37,3 @@ class Broadcast:
         self.run.broadcast()
         for index in range(len(self.run.stats)):
             self.hand(index)
-
-    def _weight_bytes(self) -> int:
-        if not self._bytes:  # the same every time: measured once
-            self._bytes = sum(value.nbytes for value in self.run.agent.get_weights(trainable_only=True).values())
-        return self._bytes
-

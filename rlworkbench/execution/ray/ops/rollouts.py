@@ -121,6 +121,7 @@ class Rollouts:
         restarts = self.manager.restarts[index] + 1 if hasattr(self, "manager") else 0
         seed = run.seed + 1000 * (index + 1) + 7919 * restarts  # a restarted sampler gets fresh envs
         remote = ray.remote(num_cpus=run.settings["sampler_cpus"], max_restarts=0)(self.sampler_class)
+        run.meter.flow(LEARNER, sampler_node(index), "Weights", 1, run.weight_bytes)  # it starts with the current ones
         return remote.remote(index, run.sampler_config(index), run.env, run.envs_per_worker, run.backend, seed,
                              run.weights, run.version, *self.arguments(index))
 
