@@ -24,6 +24,7 @@ bench: bootstrap
 	$(VENV_PY) -m bench.ppo_lstm_update
 	$(VENV_PY) -m bench.learner_group
 	$(VENV_PY) -m bench.backends
+	$(VENV_PY) -m bench.replay_scaling --huge
 	$(VENV_PY) -m bench.sample_throughput
 	$(VENV_PY) -m bench.train_overhead --backends torch tf
 	$(VENV_PY) -m bench.multi_device --backends torch tf

@@ -27,6 +27,7 @@ from bench import (  # noqa: E402 (after the path fix)
     learner_group,
     multi_device,
     ppo_lstm_update,
+    replay_scaling,
     train_overhead,
 )
 
@@ -247,3 +248,13 @@ def test_builder_redraw_writes_its_csv(tmp_path):
     assert len(frame) == len(returned) == 2 and list(frame["backend"]) == ["torch", "tf"]
     assert COMMON <= set(frame.columns) and (frame["ours_median_s"] > 0).all()
     assert frame.loc[0, "target"] == "redraw < 0.5 s"
+
+
+def test_replay_scaling_writes_its_csv(tmp_path):
+    out = tmp_path / "replay_scaling.csv"
+    replay_scaling.main(["--repeats", "1", "--round-s", "0.01", "--capacities", "64", "128", "--backends", "torch",
+                         "--out", str(out), "--quiet"])
+    frame = pd.read_csv(out)
+    assert set(frame["work"]) == {"sample_update", "insert"} and set(frame["capacity"]) == {64, 128}
+    assert (frame["us_per_call"] > 0).all() and (frame.loc[frame["capacity"] == 64, "vs_smallest"] == 1.0).all()
+

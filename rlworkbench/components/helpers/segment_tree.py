@@ -14,6 +14,8 @@ from rlworkbench.errors import ConfigError
 from rlworkbench.spaces import FloatBox, IntBox, Space
 
 _NEUTRAL = {"sum": 0.0, "min": float("inf")}
+MIN_BLOCK = 64  #: leaves per block of the minima kept for ``minimum``
+MAX_STRIDE = 7  #: most tree levels the prefix-sum search descends at once (128 descendants)
 
 
 def _nothing(tree: SegmentTree, *inputs: Space) -> tuple:
@@ -42,7 +44,11 @@ class SegmentTree(Component):
     (0 for ``"sum"``, +inf for ``"min"``). A sum tree keeps float64 nodes and updates all of a batch's ancestors
     in one scatter-add of the leaves' changes (float64: the sums stay exact to ~1e-12 over billions of updates);
     a min tree (float32) recomputes the ancestors level by level. The prefix-sum search descends all queries at
-    once; ``minimum(count)`` is the smallest of the first ``count`` leaves. Values come back as float32.
+    once. ``minimum(count)``, the smallest of the first ``count`` leaves, reads a second variable ``block_minima``
+    (the minimum of every block of 64 leaves, refreshed for the blocks an update touches): ``capacity / 64 + 64``
+    values per call instead of ``count``, so its cost stays flat from thousands to millions of leaves (an update of
+    ``n`` leaves reads ``64 n``). The leaves are only read at indices (gathers), never whole: on TensorFlow a whole
+    read of a variable that was scattered into copies it. Values come back as float32.
     ``update`` takes repeated indices (the last value wins); ``update_distinct`` skips that search.
 
     Inputs: ``indices`` an IntBox with a batch rank (leaf numbers ``0 … capacity-1``); ``values`` and
@@ -60,13 +66,18 @@ class SegmentTree(Component):
                               expected=sorted(_NEUTRAL), got=repr(reduction))
         self.capacity, self.reduction = capacity, reduction
         self.depth = capacity.bit_length() - 1
-        self.block = 1 << (self.depth + 1) // 2  # leaves per block of the prefix-sum search (about sqrt(capacity))
+        strides = -(-self.depth // MAX_STRIDE)  # the prefix-sum search's levels, split into equal strides
+        self.strides = [self.depth // strides + (i < self.depth % strides) for i in range(strides)]
+        self.min_block = min(MIN_BLOCK, capacity)
 
     def create_variables(self, input_spaces: dict[str, Space]) -> None:
         self.dtype = "float64" if self.reduction == "sum" else "float32"
         self.tree = self.create_variable("tree", (2 * self.capacity,), self.dtype, _NEUTRAL[self.reduction],
                                          trainable=False)
+        self.block_minima = self.create_variable("block_minima", (self.capacity // self.min_block,), self.dtype,
+                                                 _NEUTRAL[self.reduction], trainable=False)
         self.powers = 2 ** np.arange(1, self.depth + 1)  # node // powers[k]: its ancestor k + 1 levels up
+        self.in_block = np.arange(self.min_block)
 
     @api(must_be_complete=False)
     @graph_fn(returns=0, output_spaces=_nothing)
@@ -99,9 +110,17 @@ class SegmentTree(Component):
         else:
             ops.scatter_update(self.tree, nodes, values)
             for level in range(self.depth):  # parents after children
-                parents = ancestors[:, level]
-                children = ops.gather(ops.reshape(self.tree, (-1, 2)), parents)  # read anew: the level below changed
-                ops.scatter_update(self.tree, parents, ops.reduce_min(children, -1))
+                parents = ops.expand_dims(ancestors[:, level], 1) * 2
+                children = ops.gather(self.tree, ops.concat([parents, parents + 1], 1))  # read anew: the level below
+                ops.scatter_update(self.tree, parents[:, 0] // 2, ops.reduce_min(children, -1))
+        self._refresh_block_minima(nodes)
+
+    def _refresh_block_minima(self, nodes: Tensor) -> None:
+        """Recomputes the minima of the blocks holding leaf ``nodes`` (node 0, the scratch target: block 0's)."""
+        ops = self.ops
+        blocks = ops.maximum(nodes - self.capacity, ops.zeros_like(nodes)) // self.min_block
+        members = ops.expand_dims(blocks * self.min_block + self.capacity, 1) + ops.constant(self.in_block, "int64")
+        ops.scatter_update(self.block_minima, blocks, ops.reduce_min(ops.gather(self.tree, members), -1))
 
     def _last_occurrences(self, nodes: Tensor) -> Tensor:
         """Per position, whether no later position has the same node (a stable sort: O(n log n), any n)."""
@@ -121,7 +140,8 @@ class SegmentTree(Component):
     @graph_fn
     def reduce(self) -> Tensor:
         """The sum (or min) over all leaves: a float32 scalar."""
-        return self.ops.cast(self.ops.reduce_sum(self.tree[1:2]), "float32")  # the root (a slice: a copy)
+        ops = self.ops
+        return ops.cast(ops.reduce_sum(ops.gather(self.tree, ops.constant([1], "int64"))), "float32")  # the root
 
     @api(must_be_complete=False)
     @graph_fn
@@ -129,9 +149,13 @@ class SegmentTree(Component):
         """The smallest of the first ``count`` leaves (a float32 scalar; the neutral value for none): for a sum
         tree of a memory filled from slot 0, its smallest stored priority."""
         ops = self.ops
-        stored = self.tree[self.capacity:self.capacity + ops.cast(count, "int64")]
+        count = ops.minimum(ops.maximum(ops.cast(count, "int64"), ops.constant(0, "int64")),
+                            ops.constant(self.capacity, "int64"))  # as a slice would: within the leaves
+        whole = count // self.min_block  # the blocks below count: their minima; the leaves of the rest one by one
+        blocks = self.block_minima[:whole]  # a small variable: read whole (a copy of capacity / 8 bytes) is cheapest
+        rest = ops.gather(self.tree, ops.arange(self.capacity + whole * self.min_block, self.capacity + count))
         none = ops.fill((1,), float("inf"), self.dtype)
-        return ops.cast(ops.reduce_min(ops.concat([stored, none], 0)), "float32")
+        return ops.cast(ops.reduce_min(ops.concat([blocks, rest, none], 0)), "float32")
 
     @api(must_be_complete=False)
     @graph_fn(output_spaces=_indices_space)  # declared: leaf numbers in [0, capacity); a sum tree only
@@ -139,20 +163,23 @@ class SegmentTree(Component):
         """Per ``u``, the leaf ``j`` with ``sum(leaves[:j]) <= u < sum(leaves[:j+1])`` (sum trees only): never an
         empty leaf unless the whole tree is empty (then 0).
 
-        Two steps of a blocked search instead of a descent through every level: the leaves form blocks of about
-        ``sqrt(capacity)``, whose sums are a level of the tree; a cumulative sum over those finds each ``u``'s
-        block, a cumulative sum over that block's leaves its leaf (a handful of vectorised ops, whatever the
-        depth)."""
+        A descent in strides of up to 7 levels instead of one level at a time: from its node, each ``u`` reads
+        the node's descendants ``k`` levels down (at most 128), and a cumulative sum over them picks the one whose
+        range holds ``u`` — 2 strides for 4k leaves, 3 for 1M, each a handful of vectorised ops over ``n x 128``
+        values (a search over blocks of ``sqrt(capacity)`` leaves read ``n x 1024`` at 1M)."""
         ops = self.ops
-        count, size = self.capacity // self.block, self.block
-        block_sums = self.tree[count:2 * count]  # the tree level with one node per block
-        ends = ops.cumsum(block_sums, 0)
-        below = 1.0 - 1e-12  # u stays below the total it was drawn from, whatever the rounding
-        u = ops.minimum(ops.cast(prefix_sums, self.dtype), ends[-1] * below)
-        block = ops.minimum(ops.searchsorted(ends, u), count - 1)  # the first block that ends past u
-        u = u - (ops.gather(ends, block) - ops.gather(block_sums, block))
-        leaf_ends = ops.cumsum(ops.gather(ops.reshape(self.tree[self.capacity:], (count, size)), block), 1)
-        u = ops.minimum(u, leaf_ends[:, -1] * below)
-        inside = ops.minimum(ops.reshape(ops.searchsorted(leaf_ends, ops.expand_dims(u, 1)), (-1,)), size - 1)
-        leaf = block * size + inside
-        return ops.where(ends[-1] > 0, leaf, ops.zeros_like(leaf))
+        below = 1.0 - 1e-12  # u stays below the sum it was drawn from, whatever the rounding
+        total = ops.gather(self.tree, ops.constant([1], "int64"))
+        u = ops.minimum(ops.cast(prefix_sums, self.dtype), total * below)
+        node = ops.zeros_like(ops.cast(u, "int64")) + 1  # the root
+        for levels in self.strides:
+            width = 1 << levels
+            descendants = ops.expand_dims(node * width, 1) + ops.constant(np.arange(width), "int64")
+            sums = ops.gather(self.tree, descendants)
+            ends = ops.cumsum(sums, 1)
+            u = ops.minimum(u, ends[:, -1] * below)
+            inside = ops.minimum(ops.reshape(ops.searchsorted(ends, ops.expand_dims(u, 1)), (-1,)), width - 1)
+            u = u - ops.select_by_index(ends - sums, inside)  # what lies before the chosen descendant
+            node = node * width + inside
+        leaf = node - self.capacity
+        return ops.where(total > 0, leaf, ops.zeros_like(leaf))

@@ -33,8 +33,8 @@ class PrioritizedReplay(ReplayMemory):
 
     ``{"type": "prioritized_replay", "capacity": 10000, "alpha": 0.6, "beta": 0.4}``. The powered priorities
     ``p^alpha`` live in a sum tree (a :class:`SegmentTree` sub-component with ``capacity`` rounded up to a power
-    of two): sampling by prefix sums, and the smallest stored priority (the largest importance weight) read off
-    its filled leaves when sampling — no second tree to keep up to date on every insert and priority update.
+    of two): sampling by prefix sums, and the smallest stored priority (the largest importance weight) from the
+    tree's block minima — every sample and update costs the same at 4k and at 1M records (bench/replay_scaling).
     New records get the largest priority given so far (1 at first), or their own with
     ``insert_records_with_priorities(records, priorities)``. ``get_records`` returns ``(records,
     indices, weights)`` with importance weights ``w_i = (N·P(i))^-beta / max_k (N·P(k))^-beta``, ``k`` over the

@@ -104,6 +104,25 @@ def test_prefix_sum_search_matches_searchsorted(trees):
                                   [last, last])
 
 
+@pytest.mark.parametrize("capacity", [1, 2, 1 << 10, 1 << 16])  # no stride, one, two (5 + 5), three (6 + 5 + 5)
+def test_the_strided_descent_matches_searchsorted_at_every_depth(backend, capacity):
+    spaces = {"indices": IntBox(capacity, add_batch_rank=True), "values": FloatBox(0.0, 10.0, add_batch_rank=True),
+              "prefix_sums": FloatBox(0.0, 50.0, add_batch_rank=True)}
+    test = ComponentTest(SegmentTree(capacity, "sum"), spaces, backend=backend,
+                         api_methods=["update_distinct", "find_prefix_sum"])
+    rng = np.random.default_rng(capacity)
+    leaves = rng.integers(0, 3, capacity).astype(np.float32)  # integers (exact sums), a third of them empty
+    leaves[-1] = 0.0 if capacity > 1 else 1.0  # the last leaf empty: the search must stop before it
+    test.test(("update_distinct", [np.arange(capacity), leaves]))
+    cumulative = np.cumsum(leaves)
+    total = cumulative[-1]
+    queries = np.concatenate([rng.integers(0, total, 300) + 0.5, rng.integers(0, total, 300), [0.0, total]])
+    expected = np.minimum(np.searchsorted(cumulative, queries, side="right"), np.flatnonzero(leaves)[-1])
+    found = test.test(("find_prefix_sum", queries.astype(np.float32)))
+    np.testing.assert_array_equal(found, expected)
+    assert np.all(leaves[found] > 0)
+
+
 def test_prefix_sum_search_never_finds_an_empty_leaf(trees):
     test = trees("sum")
     np.testing.assert_array_equal(test.test(("find_prefix_sum", np.array([0.0, 3.0], np.float32))), [0, 0])
@@ -168,3 +187,58 @@ def test_a_sum_tree_stays_exact_over_many_updates_and_knows_its_smallest_stored_
     np.testing.assert_allclose(tree[CAPACITY:], leaves.astype(np.float32), rtol=1e-7)
     assert test.test(("minimum", 5)) == pytest.approx(leaves.astype(np.float32)[:5].min())
     assert test.test(("minimum", 0)) == np.inf
+
+
+@pytest.mark.parametrize("reduction", ["sum", "min"])
+def test_the_smallest_of_the_first_leaves_follows_updates_that_raise_and_lower_block_minima(backend, reduction):
+    """``minimum(count)`` reads the minima of whole 64-leaf blocks and the leaves past them: over 1024 leaves (16
+    blocks), after updates that raise a block's smallest leaf (its minimum must be recomputed, not just lowered),
+    repeated indices and bulk writes, it equals brute force for every count — block edges and 0 included."""
+    capacity = 1024
+    spaces = {"indices": IntBox(capacity, add_batch_rank=True), "values": FloatBox(0.0, 10.0, add_batch_rank=True),
+              "count": IntBox()}
+    test = ComponentTest(SegmentTree(capacity, reduction), spaces, backend=backend,
+                         api_methods=["update", "update_distinct", "minimum"])
+    rng = np.random.default_rng(3)
+    leaves = np.full(capacity, NEUTRAL[reduction], np.float32)
+    first = rng.uniform(1.0, 10.0, 700).astype(np.float32)  # a bulk write of distinct slots, as a memory fills
+    test.test(("update_distinct", [np.arange(700), first]))
+    leaves[:700] = first
+    counts = [0, 1, 63, 64, 65, 128, 500, 700, 1024]
+    for round_ in range(40):
+        smallest = int(np.argmin(leaves[:700]))
+        indices = np.concatenate([[smallest, smallest], rng.integers(0, 700, 6)])  # the minimum raised, twice
+        values = rng.uniform(0.5, 10.0, 8).astype(np.float32)
+        test.test(("update", [indices, values]))
+        for index, value in zip(indices, values):
+            leaves[index] = value
+        for count in counts if round_ % 8 == 0 else [700]:
+            expected = leaves[:count].min() if count else np.inf
+            assert test.test(("minimum", count)) == pytest.approx(expected), (round_, count)
+    assert test.test(("minimum", 10**9)) == pytest.approx(leaves.min())  # a count past the leaves: all of them
+    blocks = test.variable_values("block_minima")
+    np.testing.assert_allclose(blocks, leaves.reshape(-1, 64).min(1), rtol=1e-7)
+
+
+def test_tensorflow_never_reads_a_trees_or_memorys_variables_whole():
+    """On TensorFlow a whole read (``ReadVariableOp``) of a variable that was scattered into copies it: prioritised
+    replay's sample, update and insert graphs touch their big variables only by gathers and scatters, so their cost
+    does not grow with the capacity (bench/replay_scaling)."""
+    import rlworkbench
+    from rlworkbench.components.memories import PrioritizedReplay
+    from rlworkbench.spaces import BoolBox, Dict
+
+    records = Dict(states=FloatBox(shape=(4,)), actions=IntBox(2), terminals=BoolBox(), add_batch_rank=True)
+    capacity = 4096
+    executor = rlworkbench.build(PrioritizedReplay(capacity, name="memory"), {
+        "records": records, "num_records": IntBox(), "indices": IntBox(capacity, add_batch_rank=True),
+        "priorities": FloatBox(add_batch_rank=True)}, backend="tf")
+    big = [variable.handle for variable in executor.root.variables().values()
+           if np.prod(variable.shape) >= capacity]  # the records and the tree; not counters and block minima
+    assert len(big) == 4
+    for api_name in ("insert_records", "get_records", "update_records"):
+        graph = executor.graph_function(executor.root, api_name).get_concrete_function().graph
+        handles = {id(inner) for outer, inner in graph.captures if any(outer is handle for handle in big)}
+        whole_reads = [op.name for op in graph.get_operations() if op.type == "ReadVariableOp"
+                       and id(op.inputs[0]) in handles]
+        assert not whole_reads, (api_name, whole_reads)

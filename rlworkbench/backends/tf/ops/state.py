@@ -14,9 +14,23 @@ import tensorflow as tf
 Tensor: TypeAlias = tf.Tensor  # tensorflow ships no stubs: to mypy this is Any, to readers the type
 
 
+def _shape(variable: tf.Variable) -> Sequence[int] | Tensor:
+    """The variable's shape without reading its value: ``tf.shape(variable)`` reads it whole, and a whole read of a
+    variable that was scattered into copies it (TF's copy-on-read mode) — O(size) per call for a replay memory."""
+    if variable.shape.is_fully_defined():
+        return variable.shape.as_list()
+    return tf.raw_ops.VariableShape(input=variable.handle, out_type=tf.int64)
+
+
+def _rows(variable: tf.Variable) -> Sequence[int] | Tensor:
+    """The shape of a batch of the variable's rows: ``[-1, *row_shape]``."""
+    shape = _shape(variable)
+    return [-1, *shape[1:]] if isinstance(shape, list) else tf.concat([[-1], shape[1:]], 0)
+
+
 def _full(variable: tf.Variable, value: object) -> Tensor:
     """``value`` cast and broadcast to the variable (PyTorch's in-place ops broadcast; TF's assigns do not)."""
-    return tf.broadcast_to(tf.cast(value, variable.dtype), tf.shape(variable))
+    return tf.broadcast_to(tf.cast(value, variable.dtype), _shape(variable))
 
 
 def assign(variable: tf.Variable, value: object) -> Tensor:
@@ -34,14 +48,14 @@ def assign_sub(variable: tf.Variable, value: object) -> Tensor:
 def scatter_update(variable: tf.Variable, indices: Tensor, updates: Tensor) -> Tensor:
     """``variable[indices] = updates`` along axis 0 (rows)."""
     indices = tf.reshape(tf.cast(indices, tf.int64), [-1, 1])
-    updates = tf.reshape(tf.cast(updates, variable.dtype), tf.concat([[-1], tf.shape(variable)[1:]], 0))
+    updates = tf.reshape(tf.cast(updates, variable.dtype), _rows(variable))
     return variable.scatter_nd_update(indices, updates)
 
 
 def scatter_add(variable: tf.Variable, indices: Tensor, updates: Tensor) -> Tensor:
     """``variable[indices] += updates`` along axis 0 (rows); repeated indices add up."""
     indices = tf.reshape(tf.cast(indices, tf.int64), [-1, 1])
-    updates = tf.reshape(tf.cast(updates, variable.dtype), tf.concat([[-1], tf.shape(variable)[1:]], 0))
+    updates = tf.reshape(tf.cast(updates, variable.dtype), _rows(variable))
     return variable.scatter_nd_add(indices, updates)
 
 
