@@ -31,6 +31,8 @@ bench: bootstrap
 	$(VENV_PY) -m bench.builder_redraw
 	$(VENV_PY) -m bench.learning --seeds 3
 	$(VENV_PY) -m bench.apex_vs_rllib
+	$(VENV_PY) -m bench.impala_vs_rllib
+	$(VENV_PY) -m bench.ppo_vs_rllib
 	$(VENV_PY) -m bench.sweep
 	$(VENV_PY) -m bench.plans_vs_loops
 
