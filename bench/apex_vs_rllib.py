@@ -74,7 +74,7 @@ from typing import Any
 import numpy as np
 
 from bench import rllib_runs
-from bench.rllib_runs import STEP_FRAMES, Family, PlanContender, RLlibRun, last_mean
+from bench.rllib_runs import Family, LocalContender, PlanContender, RLlibRun, last_mean
 
 ROOT = Path(__file__).resolve().parents[1]
 DATASET_DIR = ROOT / "datasets" / "benchmarks"
@@ -129,38 +129,6 @@ class ApexRun(PlanContender):
         return max((mean for mean in means if not np.isnan(mean)), default=float("nan"))
 
 
-class LocalRun:
-    def __init__(self, workers: int, envs: int, seed: int):
-        from rlworkbench.agents import Agent
-        from rlworkbench.execution import Worker, make_vector_env
-
-        env = make_vector_env(ENV_ID, num_envs=workers * envs, seed=seed)
-        agent = Agent.from_env(ENV_ID, dqn_config(), backend="torch", seed=seed).build()
-        self.worker = Worker(agent, env, seed=seed, progress=False, log_every=10**12)
-
-    def advance(self) -> None:
-        self.worker.run(timesteps=STEP_FRAMES)
-
-    @property
-    def frames(self) -> int:
-        return int(self.worker.timesteps)
-
-    @property
-    def trained(self) -> int:
-        return int(self.worker.agent.updates) * BATCH
-
-    def recent_return(self) -> float:
-        return last_mean(self.worker.book.episodes()["return"])
-
-    def greedy_return(self, episodes: int, seed: int) -> float:
-        from rlworkbench.execution import evaluate_greedy
-
-        return float(evaluate_greedy(self.worker.agent, ENV_ID, episodes, seed=seed)["return"].mean())
-
-    def close(self) -> None:
-        self.worker.env.close()
-
-
 def rllib_dqn_config(workers: int, envs: int, seed: int) -> Any:
     """RLlib's DQN with our agent config's settings (see the module docstring)."""
     from ray.rllib.algorithms.dqn import DQNConfig
@@ -206,7 +174,8 @@ def maker(name: str, workers: int, envs: int) -> Callable[[int], Any]:
     if name == "apex":
         return lambda seed: ApexRun(workers, envs, seed)
     if name == "local_dqn":
-        return lambda seed: LocalRun(workers, envs, seed)
+        return lambda seed: LocalContender(dqn_config(), ENV_ID, workers, envs, seed,
+                                           trained=lambda worker: int(worker.agent.updates) * BATCH)
     if name == "rllib_dqn":
         config = dqn_config()
         return lambda seed: RLlibRun(name, rllib_dqn_config(workers, envs, seed), ENV_ID, replay_ratio(config),

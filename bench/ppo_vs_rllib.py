@@ -31,7 +31,7 @@ from typing import Any
 
 from bench import rllib_runs
 from bench.impala_vs_rllib import layers
-from bench.rllib_runs import STEP_FRAMES, Family, PlanContender, RLlibRun, last_mean
+from bench.rllib_runs import Family, LocalContender, PlanContender, RLlibRun
 
 ROOT = Path(__file__).resolve().parents[1]
 DATASET_DIR = ROOT / "datasets" / "benchmarks"
@@ -75,40 +75,6 @@ def rllib_ppo_config(workers: int, envs: int, seed: int) -> Any:
     return rllib_runs.rllib_reporting(config, seed)
 
 
-class LocalPPO:
-    """The same agent in one process: a :class:`~rlworkbench.execution.Worker` on W x E envs."""
-
-    def __init__(self, workers: int, envs: int, seed: int):
-        from rlworkbench.agents import Agent
-        from rlworkbench.execution import Worker, make_vector_env
-
-        env = make_vector_env(ENV_ID, num_envs=workers * envs, seed=seed)
-        agent = Agent.from_env(ENV_ID, ppo_config(), backend="torch", seed=seed).build()
-        self.worker = Worker(agent, env, seed=seed, progress=False, log_every=10**12)
-
-    def advance(self) -> None:
-        self.worker.run(timesteps=STEP_FRAMES)
-
-    @property
-    def frames(self) -> int:
-        return int(self.worker.timesteps)
-
-    @property
-    def trained(self) -> int:
-        return rllib_runs.rollout_steps_trained(self.worker.book.updates())
-
-    def recent_return(self) -> float:
-        return last_mean(self.worker.book.episodes()["return"])
-
-    def greedy_return(self, episodes: int, seed: int) -> float:
-        from rlworkbench.execution import evaluate_greedy
-
-        return float(evaluate_greedy(self.worker.agent, ENV_ID, episodes, seed=seed)["return"].mean())
-
-    def close(self) -> None:
-        self.worker.env.close()
-
-
 def maker(name: str, workers: int, envs: int) -> Callable[[int], Any]:
     from rlworkbench.execution.ray.plans import SYNC_PPO
 
@@ -117,7 +83,7 @@ def maker(name: str, workers: int, envs: int) -> Callable[[int], Any]:
     if name == "rllib_ppo":
         return lambda seed: RLlibRun(name, rllib_ppo_config(workers, envs, seed), ENV_ID)
     if name == "local_ppo":
-        return lambda seed: LocalPPO(workers, envs, seed)
+        return lambda seed: LocalContender(ppo_config(), ENV_ID, workers, envs, seed)
     raise ValueError(f"unknown contender {name!r} (known: {', '.join(CONTENDERS)})")
 
 

@@ -88,6 +88,44 @@ class PlanContender:
         self.run.close()
 
 
+class LocalContender:
+    """The same agent ``config`` in one process, no Ray: a :class:`~rlworkbench.execution.Worker` on one vector env
+    of W x E envs. ``trained(worker)`` counts the samples trained (default: the updates' ``rollout_steps``)."""
+
+    def __init__(self, config: dict[str, Any], env_id: str, workers: int, envs: int, seed: int,
+                 trained: Callable[[Any], int] | None = None):
+        from rlworkbench.agents import Agent
+        from rlworkbench.execution import Worker, make_vector_env
+
+        self.env_id = env_id
+        env = make_vector_env(env_id, num_envs=workers * envs, seed=seed)
+        agent = Agent.from_env(env_id, config, backend="torch", seed=seed).build()
+        self.worker = Worker(agent, env, seed=seed, progress=False, log_every=10**12)
+        self._trained = trained or (lambda worker: rollout_steps_trained(worker.book.updates()))
+
+    def advance(self) -> None:
+        self.worker.run(timesteps=STEP_FRAMES)
+
+    @property
+    def frames(self) -> int:
+        return int(self.worker.timesteps)
+
+    @property
+    def trained(self) -> int:
+        return self._trained(self.worker)
+
+    def recent_return(self) -> float:
+        return last_mean(self.worker.book.episodes()["return"])
+
+    def greedy_return(self, episodes: int, seed: int) -> float:
+        from rlworkbench.execution import evaluate_greedy
+
+        return float(evaluate_greedy(self.worker.agent, self.env_id, episodes, seed=seed)["return"].mean())
+
+    def close(self) -> None:
+        self.worker.env.close()
+
+
 def rollout_steps_trained(updates: Any) -> int:
     """Samples an on-policy learner trained: the sum of its ``updates``' ``rollout_steps`` (each sample once)."""
     return int(updates["rollout_steps"].sum()) if "rollout_steps" in updates else 0
