@@ -57,21 +57,13 @@ def impala_config() -> dict[str, Any]:
     return builtin_config(AGENT_CONFIG)
 
 
-def layers(network: list[dict[str, Any]]) -> tuple[list[int], str]:
-    """A dense network's units and (shared) activation, for RLlib's MLP."""
-    activations = {layer.get("activation") for layer in network}
-    if len(activations) != 1 or any(layer["type"] != "dense" for layer in network):
-        raise ValueError(f"RLlib's default MLP needs dense layers of one activation, got {network}")
-    return [int(layer["units"]) for layer in network], str(activations.pop())
-
-
 def rllib_config(name: str, workers: int, envs: int, seed: int) -> Any:
     """RLlib's IMPALA (``rllib_impala``) or APPO (``rllib_appo``) with our agent config's settings."""
     ours = impala_config()
     policy, loss, optimizer = ours["policy"], ours["loss"], ours["optimizer"]
     if policy["value_network"] != policy["network"]:
         raise ValueError("RLlib's default model gives the value function the policy's layers: the configs differ")
-    hidden, activation = layers(policy["network"])
+    hidden, activation = rllib_runs.mlp_layers(policy["network"])
     fragment = int(ours["update"]["rollout_length"])
     config: Any
     extra: dict[str, Any]
@@ -120,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> Any:
     parser = rllib_runs.arg_parser(FAMILY, __doc__.splitlines()[0], DATASET_DIR / "impala_vs_rllib.csv", 300_000)
     args = parser.parse_args(argv)
     ours = impala_config()
-    FAMILY.columns.update(hidden="-".join(map(str, layers(ours["policy"]["network"])[0])),
+    FAMILY.columns.update(hidden="-".join(map(str, rllib_runs.mlp_layers(ours["policy"]["network"])[0])),
                           fragment_length=int(ours["update"]["rollout_length"]))
     return rllib_runs.run_family(
         FAMILY, args, lambda contenders: RLLIB_LEARNERS if set(contenders) & set(FAMILY.learner_actor) else 0,

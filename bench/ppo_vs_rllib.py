@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any
 
 from bench import rllib_runs
-from bench.impala_vs_rllib import layers
 from bench.rllib_runs import Family, LocalContender, PlanContender, RLlibRun
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,7 +57,7 @@ def rllib_ppo_config(workers: int, envs: int, seed: int) -> Any:
     policy, loss, optimizer, update = ours["policy"], ours["loss"], ours["optimizer"], ours["update"]
     if policy["value_network"] != policy["network"] or loss["value_clip"] is not None or update["target_kl"]:
         raise ValueError("the shipped PPO config changed in a way RLlib's settings here do not follow")
-    hidden, activation = layers(policy["network"])
+    hidden, activation = rllib_runs.mlp_layers(policy["network"])
     length = int(update["rollout_length"])
     batch = length * workers * envs
     config = (PPOConfig().environment(ENV_ID)
@@ -95,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> Any:
     parser = rllib_runs.arg_parser(FAMILY, __doc__.splitlines()[0], DATASET_DIR / "ppo_vs_rllib.csv", 200_000)
     args = parser.parse_args(argv)
     ours = ppo_config()
-    FAMILY.columns.update(hidden="-".join(map(str, layers(ours["policy"]["network"])[0])),
+    FAMILY.columns.update(hidden="-".join(map(str, rllib_runs.mlp_layers(ours["policy"]["network"])[0])),
                           rollout_length=int(ours["update"]["rollout_length"]),
                           num_epochs=int(ours["update"]["num_epochs"]))
     return rllib_runs.run_family(FAMILY, args, lambda contenders: 0,

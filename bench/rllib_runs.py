@@ -220,6 +220,14 @@ class RLlibRun:
         self.algo.stop()
 
 
+def mlp_layers(network: list[dict[str, Any]]) -> tuple[list[int], str]:
+    """A dense network's units and (shared) activation, for RLlib's MLP."""
+    activations = {layer.get("activation") for layer in network}
+    if len(activations) != 1 or any(layer["type"] != "dense" for layer in network):
+        raise ValueError(f"RLlib's default MLP needs dense layers of one activation, got {network}")
+    return [int(layer["units"]) for layer in network], str(activations.pop())
+
+
 def model_config(hidden: Sequence[int], activation: str, **extra: Any) -> Any:
     """RLlib's default MLP with our network's layers."""
     from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig

@@ -19,7 +19,7 @@ def _shape(variable: tf.Variable) -> Sequence[int] | Tensor:
     variable that was scattered into copies it (TF's copy-on-read mode) — O(size) per call for a replay memory."""
     if variable.shape.is_fully_defined():
         return variable.shape.as_list()
-    return tf.raw_ops.VariableShape(input=variable.handle, out_type=tf.int64)
+    return tf.raw_ops.VariableShape(input=variable.handle, out_type=tf.int32)  # as [-1] is
 
 
 def _rows(variable: tf.Variable) -> Sequence[int] | Tensor:
