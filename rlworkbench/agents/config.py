@@ -372,7 +372,9 @@ def config_section(path: str) -> Iterator[None]:
         yield
     except RLWorkbenchError as error:
         inner = error.key_path or error.argument
-        error.key_path = f"{path}/{inner}" if inner and not str(inner).startswith(path) else path
+        # an argument named like the section (a component's ``epsilon`` from ``exploration/epsilon``) is the section
+        named_inside = inner and not str(inner).startswith(path) and inner != path.rsplit("/", 1)[-1]
+        error.key_path = f"{path}/{inner}" if named_inside else path
         raise
     except (TypeError, ValueError) as error:  # a value of the right JSON type that a component still rejects
         raise ConfigError(f"bad value: {type(error).__name__}: {error}", key_path=path) from error

@@ -71,6 +71,12 @@ def test_no_code_is_evaluated():
 def test_component_errors_after_the_schema_name_their_section():
     error = config_error(exploration={"epsilon": {"type": "linear_decay", "from_value": 1.0, "end_time_step": -5}})
     assert error.key_path == "exploration/epsilon/end_time_step"
+    for key, value in [("from_value", -1.0), ("from_value", 1e30), ("to_value", -0.01), ("to_value", 1.5)]:
+        decay = {"type": "linear_decay", "from_value": 1.0, "to_value": 0.05, key: value}
+        error = config_error(exploration={"epsilon": decay})  # an epsilon is a probability, however it decays
+        assert (error.key_path, error.got, error.expected) == (f"exploration/epsilon/{key}", value, f"0 <= {key} <= 1")
+    error = config_error(exploration={"epsilon": {"type": "constant_parameter", "value": 2.0}})
+    assert (error.key_path, error.got) == ("exploration/epsilon", 2.0)
     error = config_error(preprocessing=[{"type": "frame_stack", "num_frames": 4}])
     assert error.key_path == "preprocessing/0/type" and "stateless" in str(error)
     error = config_error(policy={"network": [{"type": "dense", "units": "many"}]})

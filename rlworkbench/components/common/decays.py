@@ -13,7 +13,11 @@ from rlworkbench.errors import ConfigError
 class Decay(TimeDependentParameter):
     """Shared part of the decays: ``value(t) = to + (from - to) * remaining(f)``, where
     ``f = clip((t - start) / (end - start), 0, 1)`` is the fraction of the decay window passed; subclasses
-    write ``remaining(f)``, the share of the gap left (1 at ``f = 0``)."""
+    write ``remaining(f)``, the share of the gap left (1 at ``f = 0``), which stays in ``[0, 1]``: every value lies
+    between ``from_value`` and ``to_value``.
+
+    ``from_value`` and ``to_value`` need only be finite here (a decay may run up, or below 0); the component that
+    uses the decay bounds them (:meth:`TimeDependentParameter.check_range`: ``[0, 1]`` for an epsilon)."""
 
     def __init__(self, from_value: float = 1.0, to_value: float = 0.0, start_time_step: int = 0,
                  end_time_step: int = 10000, **kwargs: Any):
@@ -26,6 +30,9 @@ class Decay(TimeDependentParameter):
             raise ConfigError("the decay window is empty", component=self.name, key_path="end_time_step",
                               expected=f"end_time_step > start_time_step ({self.start:g})", got=self.end)
 
+    def endpoints(self) -> dict[str, float]:
+        return {"from_value": self.from_value, "to_value": self.to_value}
+
     def value_at(self, t: Tensor) -> Tensor:
         fraction = self.ops.clip((t - self.start) / (self.end - self.start), 0.0, 1.0)
         return self.to_value + (self.from_value - self.to_value) * self.remaining(fraction)
@@ -37,7 +44,7 @@ class Decay(TimeDependentParameter):
 @register("linear_decay")
 class LinearDecay(Decay):
     """``get(time_step)``: ``from_value`` until ``start_time_step``, then a straight line to ``to_value`` at
-    ``end_time_step``, then ``to_value``."""
+    ``end_time_step``, then ``to_value``. Any finite values: the component using the decay bounds them."""
 
     def remaining(self, fraction: Scalar) -> Scalar:
         return 1.0 - fraction
@@ -46,7 +53,8 @@ class LinearDecay(Decay):
 @register("polynomial_decay")
 class PolynomialDecay(Decay):
     """``get(time_step)``: ``to_value + (from_value - to_value) * (1 - f) ** power``, where
-    ``f = clip((t - start_time_step) / (end_time_step - start_time_step), 0, 1)`` (``power=1`` is linear)."""
+    ``f = clip((t - start_time_step) / (end_time_step - start_time_step), 0, 1)`` (``power=1`` is linear). Any
+    finite values: the component using the decay bounds them."""
 
     def __init__(self, power: float = 2.0, **kwargs: Any):
         super().__init__(**kwargs)
@@ -63,7 +71,8 @@ class PolynomialDecay(Decay):
 class ExponentialDecay(Decay):
     """``get(time_step)``: ``from_value`` until ``start_time_step``, then the gap to ``to_value`` halves every
     ``half_life`` steps (default: a ``num_half_lives``-th of the window); from ``end_time_step`` on it is exactly
-    ``to_value`` (the last ``2 ** -num_half_lives`` of the gap is dropped there, as in RLgraph)."""
+    ``to_value`` (the last ``2 ** -num_half_lives`` of the gap is dropped there, as in RLgraph). Any finite values:
+    the component using the decay bounds them."""
 
     def __init__(self, half_life: float | None = None, num_half_lives: float = 10.0, **kwargs: Any):
         super().__init__(**kwargs)

@@ -19,6 +19,11 @@ class TimeDependentParameter(Component):
 
     Subclasses write ``value_at(t)``, where ``t`` is the step as a float64 tensor. Any component takes one from a
     spec with :meth:`from_spec` (a number, a spec dict or a component) and calls ``get`` from its API methods.
+
+    The numbers of a parameter are only checked to be finite here: what range is valid belongs to where the
+    parameter is used, and the component using it calls :meth:`check_range` (EpsilonGreedy's ``epsilon`` lies in
+    ``[0, 1]``, the noises' ``stddev`` / ``sigma`` are ``>= 0``). That check reads :meth:`endpoints`; a subclass
+    that does not say its endpoints is not checked.
     """
 
     @api
@@ -29,6 +34,26 @@ class TimeDependentParameter(Component):
 
     def value_at(self, t: Tensor) -> Tensor:
         raise NotImplementedError
+
+    def endpoints(self) -> dict[str, float] | None:
+        """The argument name → value of the numbers that bound every value ``get`` can return (all values lie
+        between the least and the greatest of them); ``""`` names a constant's one value. ``None``: unknown, the
+        values are not checked against a range."""
+        return None
+
+    def check_range(self, low: float, high: float, *, component: str, argument: str, meaning: str) -> None:
+        """A :class:`ConfigError` naming ``component``, ``argument`` and the endpoint (``from_value``, ...) unless
+        every value lies in ``[low, high]`` (``math.inf`` for no bound); ``meaning`` says what the value is ("a
+        probability"). Called by the component that uses this parameter, which knows the valid range."""
+        for key, value in (self.endpoints() or {}).items():
+            if not low <= value <= high:
+                name = key or argument
+                finite = math.isfinite(high)
+                raise ConfigError(f"'{argument}' is {meaning}: its values must lie in "
+                                  f"{f'[{low:g}, {high:g}]' if finite else f'[{low:g}, inf)'}",
+                                  component=component, argument=argument, key_path=key or None,
+                                  expected=f"{low:g} <= {name} <= {high:g}" if finite else f"{name} >= {low:g}",
+                                  got=value)
 
     @staticmethod
     def from_spec(spec: ParameterSpec, name: str = "parameter",
@@ -61,7 +86,8 @@ def finite_number(value: object, argument: str, component: str) -> float:
 
 @register("constant_parameter")
 class Constant(TimeDependentParameter):
-    """``get(time_step)``: the same ``value`` at every time step (a number in a parameter spec means this)."""
+    """``get(time_step)``: the same ``value`` at every time step (a number in a parameter spec means this). Any
+    finite number: the component using it bounds it (an epsilon to ``[0, 1]``)."""
 
     def __init__(self, value: float, **kwargs: Any):
         super().__init__(**kwargs)
@@ -69,6 +95,9 @@ class Constant(TimeDependentParameter):
 
     def value_at(self, t: Tensor) -> Tensor:
         return self.ops.ones_like(t) * self.value
+
+    def endpoints(self) -> dict[str, float]:
+        return {"": self.value}
 
 
 # what a component takes for a parameter that may change over time (see TimeDependentParameter.from_spec)

@@ -28,15 +28,17 @@ class EpsilonGreedy(Component):
     container action together), else kept.
 
     ``epsilon`` is a time-dependent parameter spec (a number, a decay spec dict or component; default: linear
-    from 1.0 to 0.05 over 10,000 steps); ``time_step`` an int (a scalar, or one per row). The action space is
-    ``action_space`` or else the space of ``greedy_actions``; its leaves must be IntBox with scalar bounds,
-    BoolBox, or bounded FloatBox.
+    from 1.0 to 0.05 over 10,000 steps). It is a probability: a number, or a decay's ``from_value`` and
+    ``to_value``, outside ``[0, 1]`` is a ConfigError. ``time_step`` is an int (a scalar, or one per row). The
+    action space is ``action_space`` or else the space of ``greedy_actions``; its leaves must be IntBox with
+    scalar bounds, BoolBox, or bounded FloatBox.
     """
 
     def __init__(self, epsilon: ParameterSpec | None = None, action_space: Space | None = None, **kwargs: Any):
         self.epsilon = TimeDependentParameter.from_spec(DEFAULT_EPSILON if epsilon is None else epsilon,
                                                         name="epsilon")
         super().__init__(self.epsilon, **kwargs)
+        self.epsilon.check_range(0.0, 1.0, component=self.name, argument="epsilon", meaning="a probability")
         self.action_space = None if action_space is None else \
             as_space(action_space, "action_space", component=self.name)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from rlworkbench.components.common import TimeDependentParameter
@@ -24,13 +25,16 @@ class GaussianNoise(Component):
     """``get_action(actions, time_step)``: every FloatBox leaf gets independent ``N(0, stddev(time_step) ** 2)``
     noise per element and is clipped to its bounds (where finite); other leaves pass unchanged.
 
-    ``stddev`` is a time-dependent parameter spec (a number, a decay spec dict or component). The bounds come from
-    ``action_space`` or else from the space of ``actions``.
+    ``stddev`` is a time-dependent parameter spec (a number, a decay spec dict or component), ``>= 0`` (a number,
+    or a decay's ``from_value`` and ``to_value``; else a ConfigError). The bounds come from ``action_space`` or
+    else from the space of ``actions``.
     """
 
     def __init__(self, stddev: ParameterSpec = 0.1, action_space: Space | None = None, **kwargs: Any):
         self.stddev = TimeDependentParameter.from_spec(stddev, name="stddev")
         super().__init__(self.stddev, **kwargs)
+        self.stddev.check_range(0.0, math.inf, component=self.name, argument="stddev",
+                                meaning="a standard deviation")
         self.action_space = None if action_space is None else \
             as_space(action_space, "action_space", component=self.name)
 

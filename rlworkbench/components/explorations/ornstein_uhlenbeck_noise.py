@@ -29,13 +29,15 @@ class OrnsteinUhlenbeckNoise(Component):
     ``x`` lives in a variable: one process per action element, shared by all rows, or with ``batch_size`` one
     per row (e.g. per environment of a vector env; the actions' batch must then be that size). ``actions`` is
     one FloatBox; the bounds come from ``action_space`` or else its space. ``sigma`` is a time-dependent
-    parameter spec (a number, a decay spec dict or component).
+    parameter spec (a number, a decay spec dict or component), ``>= 0`` (a number, or a decay's ``from_value``
+    and ``to_value``; else a ConfigError).
     """
 
     def __init__(self, theta: float = 0.15, sigma: ParameterSpec = 0.2, mu: float = 0.0, dt: float = 1.0,
                  batch_size: int | None = None, action_space: Space | None = None, **kwargs: Any):
         self.sigma = TimeDependentParameter.from_spec(sigma, name="sigma")
         super().__init__(self.sigma, **kwargs)
+        self.sigma.check_range(0.0, math.inf, component=self.name, argument="sigma", meaning="a noise scale")
         self.theta, self.mu, self.dt = float(theta), float(mu), float(dt)
         self.batch_size = None if batch_size is None else int(batch_size)
         self.action_space = None if action_space is None else \

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,11 +16,13 @@ from rlworkbench.spaces import FloatBox, Space
 
 
 def positive(owner: str, key: str, value: float | None, optional: bool = False) -> float | None:
-    """``value`` as a float, checked ``> 0`` (``None`` passes when ``optional``)."""
+    """``value`` as a float, checked finite and ``> 0`` (``None`` passes when ``optional``): learning rates and
+    clipping thresholds (``inf`` would turn a step into NaNs, or say "no clipping", which ``None`` says)."""
     if value is None and optional:
         return None
-    if value is None or not float(value) > 0:
-        raise ConfigError("must be a number above 0", component=owner, key_path=key, expected="> 0", got=value)
+    if value is None or not 0 < float(value) < math.inf:
+        raise ConfigError("must be a finite number above 0", component=owner, key_path=key, expected="finite, > 0",
+                          got=value)
     return float(value)
 
 

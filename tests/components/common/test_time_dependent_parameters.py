@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -108,3 +110,35 @@ def test_bad_configs_name_the_argument(make, key):
     with pytest.raises(ConfigError) as info:
         make()
     assert info.value.key_path == key
+
+
+@pytest.mark.parametrize("make, endpoints", [
+    (lambda: Constant(-3.0), {"": -3.0}),
+    (lambda: LinearDecay(from_value=-1.0, to_value=1e30), {"from_value": -1.0, "to_value": 1e30}),
+    (lambda: ExponentialDecay(from_value=2.0, to_value=-2.0), {"from_value": 2.0, "to_value": -2.0}),
+])
+def test_the_decays_are_unbounded_but_finite_and_say_their_endpoints(make, endpoints):
+    # a range belongs to the component using a parameter (an epsilon is a probability), not to the decay
+    parameter = make()
+    assert parameter.endpoints() == endpoints
+    parameter.check_range(-math.inf, math.inf, component="c", argument="a", meaning="anything")
+    with pytest.raises(ConfigError) as info:
+        parameter.check_range(-0.5, 0.5, component="c", argument="a", meaning="small")
+    assert (info.value.component, info.value.argument) == ("c", "a")
+    assert info.value.key_path in {key or None for key in endpoints}
+
+
+@pytest.mark.parametrize("key", ["from_value", "to_value"])
+@pytest.mark.parametrize("value", [float("inf"), float("-inf"), float("nan")])
+def test_non_finite_endpoints_are_refused(key, value):
+    with pytest.raises(ConfigError) as info:
+        LinearDecay(**{key: value})
+    assert info.value.key_path == key
+
+
+def test_a_parameter_without_endpoints_is_not_range_checked():
+    class Custom(TimeDependentParameter):
+        def value_at(self, t):
+            return t
+
+    Custom().check_range(0.0, 1.0, component="c", argument="a", meaning="a probability")

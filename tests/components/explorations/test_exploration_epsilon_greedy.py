@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from rlworkbench.components.explorations import EpsilonGreedy
-from rlworkbench.errors import SpaceError
+from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.spaces import BoolBox, Dict, FloatBox, IntBox
 from rlworkbench.testing import ComponentTest
 
@@ -80,3 +80,26 @@ def test_actions_it_cannot_draw_are_space_errors(backend, greedy, action_space, 
                       {"greedy_actions": greedy, "time_step": STEP}, backend=backend)
     assert info.value.argument == "greedy_actions" and info.value.key_path == key
     assert info.value.component == "epsilon_greedy"
+
+
+@pytest.mark.parametrize("epsilon, key, got", [
+    (-1, None, -1.0),
+    (1e30, None, 1e30),
+    (1.5, None, 1.5),
+    ({"type": "constant_parameter", "value": -0.1}, None, -0.1),
+    ({"type": "linear_decay", "from_value": -1.0, "to_value": 0.0}, "from_value", -1.0),
+    ({"type": "linear_decay", "from_value": 1e30, "to_value": 0.05}, "from_value", 1e30),
+    ({"type": "exponential_decay", "from_value": 1.0, "to_value": 1.01}, "to_value", 1.01),
+    ({"type": "polynomial_decay", "from_value": 1.0, "to_value": -0.5}, "to_value", -0.5),
+])
+def test_epsilon_is_a_probability(epsilon, key, got):
+    with pytest.raises(ConfigError) as info:
+        EpsilonGreedy(epsilon=epsilon, name="exploration")
+    error = info.value
+    assert (error.component, error.argument, error.key_path, error.got) == ("exploration", "epsilon", key, got)
+    assert error.expected == f"0 <= {key or 'epsilon'} <= 1" and "probability" in str(error)
+
+
+@pytest.mark.parametrize("epsilon", [0, 1, 0.0, 1.0, {"type": "linear_decay", "from_value": 0.0, "to_value": 1.0}])
+def test_epsilon_may_be_zero_or_one(epsilon):
+    assert EpsilonGreedy(epsilon=epsilon).epsilon.endpoints() is not None

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from rlworkbench.components.explorations import GaussianNoise, OrnsteinUhlenbeckNoise
-from rlworkbench.errors import SpaceError
+from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.spaces import Dict, FloatBox, IntBox
 from rlworkbench.testing import ComponentTest
 
@@ -90,3 +90,20 @@ def test_gaussian_noise_actions_must_fit_the_action_space(backend):
         ComponentTest(GaussianNoise(action_space=FloatBox(-1.0, 1.0, shape=(2,))),
                       {"actions": UNBOUNDED, "time_step": STEP}, backend=backend)
     assert info.value.argument == "actions"
+
+
+@pytest.mark.parametrize("make, argument, key", [
+    (lambda scale: GaussianNoise(stddev=scale), "stddev", None),
+    (lambda scale: GaussianNoise(stddev={"type": "linear_decay", "from_value": 0.5, "to_value": scale}), "stddev",
+     "to_value"),
+    (lambda scale: OrnsteinUhlenbeckNoise(sigma=scale), "sigma", None),
+    (lambda scale: OrnsteinUhlenbeckNoise(sigma={"type": "exponential_decay", "from_value": scale}), "sigma",
+     "from_value"),
+])
+def test_noise_scales_are_not_negative(make, argument, key):
+    with pytest.raises(ConfigError) as info:
+        make(-0.1)
+    assert (info.value.argument, info.value.key_path, info.value.got) == (argument, key, -0.1)
+    assert info.value.expected == f"{key or argument} >= 0"
+    make(0.0)  # no noise is fine, and there is no upper bound
+    make(1e6)

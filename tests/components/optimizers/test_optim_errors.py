@@ -22,6 +22,9 @@ SPACES = {"x": FloatBox(shape=(3,), add_batch_rank=True), "y": FloatBox(shape=(2
     (lambda: RMSProp(0.1, decay=1.5, variables_of="model"), "decay"),
     (lambda: SGD(0.1, clip_grad_norm=-1.0, variables_of="model"), "clip_grad_norm"),
     (lambda: SGD(0.1, clip_grad_value=0.0, variables_of="model"), "clip_grad_value"),
+    (lambda: SGD(float("inf"), variables_of="model"), "learning_rate"),
+    (lambda: Adam(float("nan"), variables_of="model"), "learning_rate"),
+    (lambda: SGD(0.1, clip_grad_norm=float("inf"), variables_of="model"), "clip_grad_norm"),
     (lambda: SGD(0.1, variables_of=[]), "variables_of"),
 ])
 def test_bad_configs_are_config_errors(backend, make, key):
