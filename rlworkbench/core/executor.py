@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from rlworkbench.core.records import ApiCall
 
 Call = tuple[str, object]
+EXECUTE_FORMS = ("execute('api', *args, **kwargs) or execute(('api', args), ('other_api', args), ...) with the "
+                 "name of a built API method; args: the one input, or a list of them")
 T = TypeVar("T")
 
 
@@ -58,14 +60,28 @@ class Executor(abc.ABC):
         """``execute("api", *args, **kwargs)`` runs one root API method (keyword-only inputs by name);
         ``execute(("a", args), ("b", args))`` runs several and returns their outputs as a list (``args``: a list for
         several parameters, else the one value, which may be a tuple for a Tuple space — as in
-        ``ComponentTest.test``). ``as_numpy=False`` returns backend tensors."""
+        ``ComponentTest.test``). ``as_numpy=False`` returns backend tensors.
+
+        Anything else (``execute(123)``, ``execute(None)``, ``execute(("api",))``, keyword inputs after ``(name,
+        args)`` pairs) is a :class:`BuildError` showing these two forms, as an unknown API method name is."""
         if calls and isinstance(calls[0], str):
             entry = self._root_entries[as_numpy].get(calls[0])
             if entry is None:
                 raise BuildError("no such built API method", component=self.root.path, api_method=calls[0],
                                  expected=sorted(self.graph.root_inputs))
             return entry(*calls[1:], **kwargs)
+        for call in calls:
+            if not (isinstance(call, (tuple, list)) and len(call) == 2 and isinstance(call[0], str)):
+                raise self._malformed_call(call)
+        if kwargs:
+            raise self._malformed_call(f"keyword inputs {sorted(kwargs)} with (name, args) pairs")
         return self._execute_many([(name, *_as_args(args)) for name, args in calls], as_numpy)
+
+    def _malformed_call(self, got: object) -> BuildError:
+        text = repr(got)
+        return BuildError("execute takes an API method name and its inputs, or (name, args) pairs",
+                          component=self.root.path, expected=EXECUTE_FORMS,
+                          got=text if len(text) <= 200 else f"{text[:200]}...")
 
     def _execute_many(self, calls: list[tuple[str, tuple, dict]], as_numpy: bool) -> list[object]:
         """Several root API calls; backends that can fuse them into one graph call override this."""

@@ -138,3 +138,21 @@ def test_call_of_an_unknown_component_path(built):
         executor.call("net/dense_7", "apply", STATES.sample(1))
     assert info.value.component == "net/dense_7"
     assert "net/dense_0" in info.value.expected
+
+
+@pytest.mark.parametrize("calls, kwargs", [
+    ((123,), {}),
+    ((None,), {}),
+    ((("act",),), {}),
+    ((("act", STATES.sample(1), STATES.sample(1)),), {}),
+    ((("act", STATES.sample(1)), "value"), {}),
+    (((1, STATES.sample(1)),), {}),
+    ((("act", STATES.sample(1)),), {"states": STATES.sample(1)}),
+])
+def test_malformed_execute_calls_show_the_accepted_forms(built, calls, kwargs):
+    _, executor = built
+    with pytest.raises(BuildError) as info:
+        executor.execute(*calls, **kwargs)
+    error = info.value
+    assert error.component == "agent" and "execute('api', *args" in str(error.expected)
+    assert "(name, args) pairs" in str(error) and error.got is not None

@@ -98,3 +98,10 @@ def test_fused_unknown_method_is_the_same_error_as_a_single_call(tf_actor, state
         tf_actor.execute(("get_action", states), ("nope", states))
     assert single.value.api_method == fused.value.api_method == "nope"
     assert fused.value.expected == list(NAMES)
+
+
+@pytest.mark.parametrize("calls", [(123,), (None,), (("get_action",),), (("get_action", 1, 2), ("get_q_values", 1))])
+def test_malformed_fused_calls_are_build_errors_before_any_graph(tf_actor, calls):
+    with pytest.raises(BuildError) as info:
+        tf_actor.execute(*calls)
+    assert "execute('api', *args" in str(info.value.expected) and not tf_actor._fused
