@@ -1,7 +1,7 @@
 """Spaces: what values look like, with optional batch and time ranks (numpy and gymnasium only)."""
 
 from rlworkbench.spaces.box import BoolBox, BoxSpace, FloatBox, IntBox, NumericBox, TextBox, float_bounds_relaxed
-from rlworkbench.spaces.coerce import as_space, is_gymnasium_space
+from rlworkbench.spaces.coerce import as_space, is_gymnasium_space, refuse_zero_size
 from rlworkbench.spaces.containers import ContainerSpace, Dict, Tuple
 from rlworkbench.spaces.space import Space
 
@@ -20,6 +20,7 @@ __all__ = [
     "float_bounds_relaxed",
     "from_gymnasium",
     "is_gymnasium_space",
+    "refuse_zero_size",
     "to_gymnasium",
 ]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rlworkbench.errors import ConfigError
+from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.spaces.space import Space
 
 
@@ -23,3 +23,16 @@ def as_space(value: object, argument: str = "space", **context: object) -> Space
         return from_gymnasium(value)
     raise ConfigError("expected a space", argument=argument, expected="an rlworkbench Space or a Gymnasium space",
                       got=type(value).__name__, **context)
+
+
+def refuse_zero_size(space: Space, argument: str, needs: str, *, component: str | None = None,
+                     key_path: str | None = None) -> None:
+    """A :class:`SpaceError` naming ``argument`` (and ``component``, ``key_path`` where given) when one value of
+    ``space`` holds no number at all — a 0 in a leaf's shape, a container without leaves, or only such leaves.
+    ``needs`` says who cannot act on it ("a dense layer"). Components that compute from their inputs (layers with
+    weights, policies) call this; those that only move values along (memories, preprocessors, splitters) take
+    zero-size spaces."""
+    if space.flat_dim == 0:
+        raise SpaceError(f"{needs} cannot act on a zero-size space (one value holds no numbers)", argument=argument,
+                         expected="a space with at least one element (no 0 in its shape)", got=space,
+                         component=component, key_path=key_path)

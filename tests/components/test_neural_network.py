@@ -125,3 +125,20 @@ def test_network_on_int_inputs_names_the_failing_layer(backend):
                       input_spaces={"inputs": IntBox(3, shape=(4,), add_batch_rank=True)}, backend=backend)
     assert info.value.component == "neural_network/dense_0"
     assert "neural_network/dense_0" in str(info.value)
+
+
+@pytest.mark.parametrize("space", [FloatBox(shape=(0,), add_batch_rank=True),
+                                   FloatBox(shape=(0, 4), add_batch_rank=True)])
+def test_dense_over_a_zero_size_input_names_the_layer_and_the_space(backend, space):
+    with pytest.raises(SpaceError) as info:  # it would build and return its bias, whatever the inputs
+        ComponentTest(NeuralNetwork([{"type": "dense", "units": 4}]), input_spaces={"inputs": space}, backend=backend)
+    error = info.value
+    assert (error.component, error.argument, error.got) == ("neural_network/dense_0", "inputs", space)
+    assert "zero-size" in str(error)
+
+
+@pytest.mark.parametrize("units", [0, -1, 2.5, True, "4"])
+def test_dense_units_must_be_a_positive_int(units):
+    with pytest.raises(ConfigError) as info:
+        Dense(units)
+    assert (info.value.component, info.value.argument) == ("dense", "units")

@@ -10,7 +10,7 @@ from rlworkbench.components.layers.layer import Layer
 from rlworkbench.core.decorators import api, graph_fn
 from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError, SpaceError
-from rlworkbench.spaces import FloatBox, Space
+from rlworkbench.spaces import FloatBox, Space, refuse_zero_size
 
 PADDINGS = ("valid", "same")
 
@@ -32,8 +32,8 @@ def output_size(size: int, window: int, stride: int, padding: str) -> int:
 class ImageLayer(Layer):
     """Subclasses write ``_apply_images`` on a ``(n, height, width, channels)`` batch (and ``output_channels``
     if they change the channels). Inputs are ``FloatBox(shape=(height, width, channels))`` with any batch/time ranks,
-    folded into ``n`` and unfolded after; outputs keep the input's ranks. ``window_argument`` names the window
-    in errors (``"kernel_size"``, ``"pool_size"``)."""
+    folded into ``n`` and unfolded after; outputs keep the input's ranks; an image with a 0 in its shape is a
+    SpaceError. ``window_argument`` names the window in errors (``"kernel_size"``, ``"pool_size"``)."""
 
     def __init__(self, window: Any, strides: Any, padding: str, window_argument: str, **kwargs: Any):
         super().__init__(**kwargs)
@@ -49,6 +49,7 @@ class ImageLayer(Layer):
         if not isinstance(space, FloatBox) or space.rank != 3:
             raise SpaceError(f"{type(self).__name__} needs float NHWC images", argument="inputs",
                              expected="FloatBox(shape=(height, width, channels)) with batch/time ranks", got=space)
+        refuse_zero_size(space, "inputs", f"a {type(self).__name__} layer")
         self.extra_ranks = space.num_extra_ranks
         self.image_shape = space.shape
         height, width = (output_size(space.shape[i], self.window[i], self.strides[i], self.padding) for i in (0, 1))

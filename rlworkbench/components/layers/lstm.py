@@ -12,7 +12,7 @@ from rlworkbench.core.component import Component
 from rlworkbench.core.decorators import api, graph_fn
 from rlworkbench.core.ops import Tensor
 from rlworkbench.errors import ConfigError, SpaceError
-from rlworkbench.spaces import BoolBox, FloatBox, Space, Tuple
+from rlworkbench.spaces import BoolBox, FloatBox, Space, Tuple, refuse_zero_size
 
 StateTensors = tuple[Tensor, Tensor]
 
@@ -35,7 +35,8 @@ def _is_state_space(space: Space, units: int) -> bool:
 
 @register("lstm")
 class LSTM(Component):
-    """An LSTM over inputs ``FloatBox(shape=(n,))`` with batch and time ranks (batch- or time-major).
+    """An LSTM over inputs ``FloatBox(shape=(n,))`` with batch and time ranks (batch- or time-major), ``n > 0``
+    (a zero-size input space is a SpaceError).
 
     Its API methods return ``(outputs, (h, c))``: ``outputs`` is ``h`` of every step (with the input's ranks),
     ``(h, c)`` the final state, each ``FloatBox(shape=(units,))`` with a batch rank (``unroll``: the state after
@@ -68,6 +69,7 @@ class LSTM(Component):
         if not isinstance(space, FloatBox) or space.rank != 1 or not (space.has_batch_rank and space.has_time_rank):
             raise SpaceError("LSTM needs float vectors with batch and time ranks", argument="inputs",
                              expected="FloatBox(shape=(n,), add_batch_rank=True, add_time_rank=True)", got=space)
+        refuse_zero_size(space, "inputs", "an LSTM layer")
         state = input_spaces.get("initial_state")
         if state is not None and not _is_state_space(state, self.units):
             raise SpaceError("initial state must be (h, c)", argument="initial_state",

@@ -34,7 +34,9 @@ class Memory(Component):
     One variable per leaf (``records/<key path>``, shape ``(capacity, *leaf shape)``), plus ``index`` (the next
     slot to write) and ``size`` (slots filled). Writes go around the ring, overwriting the oldest records.
     Subclasses add the API methods that insert and read; ``write`` and ``read`` are their helpers inside
-    graph functions.
+    graph functions. A leaf of zero size (``FloatBox(shape=(0,))``, e.g. an empty part of a Dict observation) is
+    stored as nothing and read back as empty arrays: memories only move values along, so they take zero-size
+    spaces (it is the components that compute from them — layers with weights, policies — that refuse them).
     """
 
     def __init__(self, capacity: int, **kwargs: Any):

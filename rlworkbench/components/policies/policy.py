@@ -17,7 +17,7 @@ from rlworkbench.core.decorators import api, graph_fn
 from rlworkbench.core.ops import Tensor
 from rlworkbench.core.space_inference import structure_to_space
 from rlworkbench.errors import ConfigError
-from rlworkbench.spaces import ContainerSpace, Space, as_space
+from rlworkbench.spaces import ContainerSpace, Space, as_space, refuse_zero_size
 
 DistributionSpec = str | Mapping[str, Any] | Distribution | None
 
@@ -50,6 +50,11 @@ class Policy(Component):
     API methods take ``states`` (whatever the network takes) and return values nested like the action space,
     with the states' batch/time ranks. Log-probs, entropies and KLs are per leaf, summed over each leaf's own
     axes (sum the leaves for a joint value); ``other_parameters`` are shaped as ``get_parameters`` returns them.
+
+    A policy cannot act on nothing: states whose space holds no number at all (``FloatBox(shape=(0,))``, an empty
+    Dict) and an action leaf of zero size are SpaceErrors naming the policy (a container of states may have
+    zero-size leaves beside others, for streams that leave them out). Memories, preprocessors and splitters take
+    zero-size spaces; layers with weights (dense, conv2d, lstm) refuse them too.
     """
 
     def __init__(self, network_spec: Any, action_space: Space, distributions: DistributionSpec = None,
@@ -58,6 +63,9 @@ class Policy(Component):
         self.action_space = as_space(action_space, "action_space", component=self.name).strip_ranks()
         self.is_container = isinstance(self.action_space, ContainerSpace)
         leaves = self.action_space.flatten()
+        for key, leaf in leaves.items():
+            if isinstance(leaf, Space):  # always, for a space's own leaves
+                refuse_zero_size(leaf, "action_space", "a policy", component=self.name, key_path=key or None)
         self.keys = list(leaves)
         specs = self._leaf_specs(distributions)
         self.network = network_from_spec(network_spec)
@@ -70,6 +78,11 @@ class Policy(Component):
             self.splitters = {what: ContainerSplitter(*self.keys, name=f"{what}_splitter")
                               for what in ("action", "parameter")}
             self.add_components(*self.splitters.values())
+
+    def create_variables(self, input_spaces: dict[str, Space]) -> None:
+        states = input_spaces.get("states")
+        if states is not None:
+            refuse_zero_size(states, "states", "a policy")
 
     def make_adapter(self, space: Space, distribution: Distribution, name: str) -> Component:
         """The adapter for one leaf (subclasses may give their own, with the same ``get_parameters`` API)."""

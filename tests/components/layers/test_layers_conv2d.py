@@ -107,6 +107,8 @@ def test_conv2d_unknown_activation_is_a_config_error(backend):
     (IntBox(255, shape=IMAGE, add_batch_rank=True), "float NHWC"),
     (FloatBox(shape=(7, 6), add_batch_rank=True), "float NHWC"),
     (FloatBox(shape=(2, 6, 1), add_batch_rank=True), "smaller than the window"),
+    (FloatBox(shape=(7, 6, 0), add_batch_rank=True), "zero-size"),
+    (FloatBox(shape=(0, 6, 2), add_batch_rank=True), "zero-size"),
 ])
 def test_conv2d_space_errors_name_the_argument(backend, space, message):
     with pytest.raises(SpaceError) as info:

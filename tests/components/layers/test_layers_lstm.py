@@ -154,6 +154,10 @@ def test_lstm_config_and_space_errors(backend):
         with pytest.raises(SpaceError) as info:
             ComponentTest(LSTM(UNITS), {"inputs": space}, backend=backend, api_methods=["apply"])
         assert (info.value.component, info.value.argument) == ("lstm", "inputs")
+    empty = FloatBox(shape=(0,), add_batch_rank=True, add_time_rank=True)
+    with pytest.raises(SpaceError, match="zero-size") as info:
+        ComponentTest(LSTM(UNITS), {"inputs": empty}, backend=backend, api_methods=["apply"])
+    assert (info.value.component, info.value.argument, info.value.got) == ("lstm", "inputs", empty)
     bad_state = Tuple(FloatBox(shape=(UNITS + 1,)), FloatBox(shape=(UNITS,)), add_batch_rank=True)
     with pytest.raises(SpaceError) as info:
         ComponentTest(LSTM(UNITS), {"inputs": sequences(False), "initial_state": bad_state}, backend=backend)

@@ -188,3 +188,16 @@ def test_capacity_must_be_a_positive_int(capacity):
     with pytest.raises(ConfigError) as info:
         ReplayMemory(capacity)
     assert info.value.argument == "capacity"
+
+
+def test_zero_size_leaves_are_stored_as_nothing(backend):
+    # an empty part of a Dict observation passes through a memory (TF refused a scatter into a zero-size buffer)
+    records = Dict(empty=FloatBox(shape=(0,)), grid=IntBox(3, shape=(2, 0)), x=FloatBox(shape=(2,)),
+                   add_batch_rank=True)
+    test = ComponentTest(ReplayMemory(4), {"records": records, "num_records": IntBox()}, backend=backend)
+    inserted = records.sample(3, seed=0)
+    test.test(("insert_records", inserted))
+    test.test(("insert_records", records.sample(3, seed=1)))  # wraps around
+    out = test.test(("get_records", 5))
+    assert out["empty"].shape == (5, 0) and out["grid"].shape == (5, 2, 0) and out["x"].shape == (5, 2)
+    assert test.test("get_size") == 4

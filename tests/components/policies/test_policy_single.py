@@ -8,7 +8,8 @@ import pytest
 
 from rlworkbench.components.distributions import Beta
 from rlworkbench.components.policies import BetaAdapter, Policy
-from rlworkbench.spaces import FloatBox, IntBox, Tuple
+from rlworkbench.errors import SpaceError
+from rlworkbench.spaces import Dict, FloatBox, IntBox, Tuple
 from rlworkbench.testing import ComponentTest
 
 STATES = FloatBox(shape=(3,), add_batch_rank=True)
@@ -101,3 +102,28 @@ def test_network_from_a_component_or_a_spec_dict(backend):
     assert isinstance(policy.network, NeuralNetwork) and policy.network.name == "network"
     test = ComponentTest(policy, {"states": STATES}, backend=backend, api_methods=["get_deterministic_action"])
     assert ACTIONS.contains(test.test(("get_deterministic_action", STATES.sample(4, seed=6))))
+
+
+@pytest.mark.parametrize("states", [FloatBox(shape=(0,), add_batch_rank=True), Dict(add_batch_rank=True),
+                                    Dict(a=FloatBox(shape=(0,)), b=FloatBox(shape=(2, 0)), add_batch_rank=True)])
+def test_a_policy_cannot_act_on_zero_size_states(backend, states):
+    with pytest.raises(SpaceError, match="zero-size") as info:
+        ComponentTest(Policy(LAYERS, IntBox(4), name="policy"), {"states": states}, backend=backend,
+                      api_methods=["get_deterministic_action"])
+    assert (info.value.component, info.value.argument, info.value.got) == ("policy", "states", states)
+
+
+@pytest.mark.parametrize("actions, key", [(FloatBox(shape=(0,)), None), (IntBox(3, shape=(2, 0)), None),
+                                          (Dict(move=IntBox(3), aim=FloatBox(shape=(0,))), "aim")])
+def test_a_policy_cannot_choose_zero_size_actions(actions, key):
+    with pytest.raises(SpaceError, match="zero-size") as info:
+        Policy(LAYERS, actions, name="policy")
+    assert (info.value.component, info.value.argument, info.value.key_path) == ("policy", "action_space", key)
+
+
+def test_zero_size_leaves_beside_others_are_fine_where_streams_leave_them_out(backend):
+    states = Dict(empty=FloatBox(shape=(0,)), obs=FloatBox(shape=(3,)), add_batch_rank=True)
+    network = {"type": "neural_network", "streams": {"obs": LAYERS}}
+    test = ComponentTest(Policy(network, IntBox(4), name="policy"), {"states": states}, backend=backend,
+                         api_methods=["get_deterministic_action"])
+    assert ACTIONS.contains(test.test(("get_deterministic_action", states.sample(5, seed=1))))

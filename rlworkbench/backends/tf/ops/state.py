@@ -45,8 +45,16 @@ def assign_sub(variable: tf.Variable, value: object) -> Tensor:
     return variable.assign_sub(_full(variable, value))
 
 
+def _holds_nothing(variable: tf.Variable) -> bool:
+    """A variable of zero size (a memory's buffer for a zero-size leaf): TF refuses scatters into it, while there
+    is nothing to change (PyTorch's index_copy_ does nothing). Decided at trace time, from the static shape."""
+    return variable.shape.is_fully_defined() and variable.shape.num_elements() == 0
+
+
 def scatter_update(variable: tf.Variable, indices: Tensor, updates: Tensor) -> Tensor:
     """``variable[indices] = updates`` along axis 0 (rows)."""
+    if _holds_nothing(variable):
+        return variable.read_value()
     indices = tf.reshape(tf.cast(indices, tf.int64), [-1, 1])
     updates = tf.reshape(tf.cast(updates, variable.dtype), _rows(variable))
     return variable.scatter_nd_update(indices, updates)
@@ -54,6 +62,8 @@ def scatter_update(variable: tf.Variable, indices: Tensor, updates: Tensor) -> T
 
 def scatter_add(variable: tf.Variable, indices: Tensor, updates: Tensor) -> Tensor:
     """``variable[indices] += updates`` along axis 0 (rows); repeated indices add up."""
+    if _holds_nothing(variable):
+        return variable.read_value()
     indices = tf.reshape(tf.cast(indices, tf.int64), [-1, 1])
     updates = tf.reshape(tf.cast(updates, variable.dtype), _rows(variable))
     return variable.scatter_nd_add(indices, updates)
