@@ -282,3 +282,20 @@ def test_replay_scaling_writes_its_csv(tmp_path):
     assert set(frame["work"]) == {"sample_update", "insert"} and set(frame["capacity"]) == {64, 128}
     assert (frame["us_per_call"] > 0).all() and (frame.loc[frame["capacity"] == 64, "vs_smallest"] == 1.0).all()
 
+
+
+def test_capacity_writes_its_csv(ray_session, tmp_path):
+    from bench import capacity
+
+    out = tmp_path / "capacity.csv"
+    capacity.main(["--repeats", "2", "--skip-pong", "--shard-sizes", "512", "2048", "--warmup-frames", "1100",
+                   "--window-frames", "400", "--out", str(out), "--quiet"])
+    frame = pd.read_csv(out)
+    assert set(frame["case"]) == {"costs", "shard", "capacity", "validation"}
+    shards = frame[frame["case"] == "shard"]
+    assert set(shards["shard_capacity"]) == {512, 2048} and (shards["inserts_per_s"] > 0).all()
+    table = frame[frame["case"] == "capacity"]
+    assert sorted(set(table["samplers"])) == [16, 64, 256] and set(table["paced"]) == {True, False}
+    validation = frame[frame["case"] == "validation"]
+    assert len(validation) == 3 and (validation["measured_frames_per_s"] > 0).all()
+    assert validation["bottleneck"].iloc[-1] in {"samplers", "cores"}  # the slowed sampler bounds its run

@@ -99,17 +99,24 @@ class ApexSampler(Sampler):
         """The replay shards to send to (after the learner replaced one)."""
         self.shards = list(shards)
 
+    def prioritised_fragment(self, steps: int) -> tuple[SampleReport, Transitions | None]:
+        """Steps every env ``steps`` times; the report and the n-step transitions completed, with their priorities
+        under the weights held (None when no transition completed) — everything a fragment costs but sending it."""
+        report = self.run_steps(steps)
+        batch = self.recorder.take()
+        if batch is None:
+            return report, None
+        return report, Transitions(batch, np.asarray(self.agent.priorities(batch), np.float32))
+
     def sample(self, steps: int) -> SampleReport:
         """Steps every env ``steps`` times and sends the n-step transitions, prioritised, to the next shard; the
         report says how many (``records``), where (``shard``) and their size (``bytes``)."""
         started = time.perf_counter()
-        report = self.run_steps(steps)
-        batch = self.recorder.take()
-        if batch is None or not self.shards:
+        report, transitions = self.prioritised_fragment(steps)
+        if transitions is None or not self.shards:
             return report
         shard = self._next_shard
         self._next_shard = (shard + 1) % len(self.shards)
-        transitions = Transitions(batch, np.asarray(self.agent.priorities(batch), np.float32))
         self.shards[shard].add.remote(transitions)
         return dataclasses.replace(report, records=len(transitions), shard=shard, bytes=transitions.bytes,
                                    seconds=time.perf_counter() - started)

@@ -9,12 +9,25 @@ agent's memory holds and a record space is all it needs to know.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rlworkbench.execution.ray.flow_types import Transitions
-from rlworkbench.spaces import Dict, FloatBox, IntBox, Space
+from rlworkbench.spaces import BoolBox, Dict, FloatBox, IntBox, Space
+
+if TYPE_CHECKING:
+    from rlworkbench.agents import Agent
+
+
+def transition_space(agent: Agent) -> Dict:
+    """The records of (built) ``agent``'s n-step transitions as a shard stores them (preprocessed states and next states,
+    actions, rewards, terminals; batch-major)."""
+    preprocessed = agent.preprocessed_space
+    assert preprocessed is not None, "a built agent's transitions"
+    space = preprocessed.strip_ranks()
+    return Dict(states=space, actions=agent.action_space.strip_ranks(), rewards=FloatBox(), terminals=BoolBox(),
+                next_states=space, add_batch_rank=True)
 
 
 class ReplayShard:

@@ -15,8 +15,7 @@ import pandas as pd
 from rlworkbench.execution.ray.actor_manager import ActorManager
 from rlworkbench.execution.ray.flow_types import ReplayBatch, SampleReport
 from rlworkbench.execution.ray.plan_run import LEARNER, PlanRun
-from rlworkbench.execution.ray.replay_shard import ReplayShard
-from rlworkbench.spaces import BoolBox, Dict, FloatBox
+from rlworkbench.execution.ray.replay_shard import ReplayShard, transition_space
 
 SHARD_COLUMNS = ("shard", "records", "capacity", "fill", "restarts", "lost")
 
@@ -117,12 +116,8 @@ class Replay:
     def _make(self, index: int) -> Any:
         import ray
 
-        agent = self.run.agent
-        space = agent.preprocessed_space.strip_ranks()
-        records = Dict(states=space, actions=agent.action_space.strip_ranks(), rewards=FloatBox(),
-                       terminals=BoolBox(), next_states=space, add_batch_rank=True)
         return ray.remote(num_cpus=0, max_restarts=0)(ReplayShard).remote(
-            records, self.capacity, alpha=self.alpha, beta=self.beta, backend=self.run.backend,
+            transition_space(self.run.agent), self.capacity, alpha=self.alpha, beta=self.beta, backend=self.run.backend,
             seed=self.run.seed + 17 * (index + 1))
 
     def _restarted(self, index: int, actor: Any) -> None:
