@@ -25,6 +25,8 @@ bench: bootstrap
 	$(VENV_PY) -m bench.learner_group
 	$(VENV_PY) -m bench.backends
 	$(VENV_PY) -m bench.replay_scaling --huge
+	$(VENV_PY) -m bench.capacity
+	$(VENV_PY) -m bench.faults
 	$(VENV_PY) -m bench.sample_throughput
 	$(VENV_PY) -m bench.train_overhead --backends torch tf
 	$(VENV_PY) -m bench.multi_device --backends torch tf

@@ -28,16 +28,17 @@ asks for, ``B`` its batch): a sampler makes ``f = 1 / (1/f_s + sync_s / weight_s
 learner trains ``L = B / (update_s + traffic_s + put_s / broadcast_every)`` samples/s; a shard spends ``c_i`` s per
 inserted record and ``c_s`` per sampled one (priorities updated). Paced (CartPole): frames/s = min(``N f``,
 ``L / r``, ``S / (c_i + r c_s)``) and the smallest names the bottleneck. Free (the paper's Ape-X, and Pong's
-config): the learner trains ``L`` whatever the frames; frames/s = min(``N f``, ``(S - L c_s) / c_i``) and the replay
-ratio *achieved* is ``L`` / frames — "learner" is the bottleneck when that falls short of ``r``. Both are tabled
-for every workload. ``feeds`` = the samplers one learner keeps at the config's ratio (``L / (r f)``),
-``learners_for_ratio`` its inverse at N samplers, ``shards_needed`` = shards busy at that rate. Bandwidth:
-``object_store_MB_s`` = frames/s x ``transition_bytes``; ``weights_MB_s`` = the weights pulled (each sampler takes
-the newest every ``weight_sync_steps`` frames, never faster than the learner publishes: every ``broadcast_every``
-updates) x ``weight_bytes``. Assumed: one core per sampler, shard and learner; the driver loop's bookkeeping, the
-network and the object store cost nothing beyond what is measured (their bytes are given to compare with a link:
-10 Gb/s = 1,250 MB/s, ``over_10gbe``); rows for a GPU learner only where a measured GPU figure is given
-(``--gpu-pong-samples-per-s``: none is on record, no GPU was lent to this project's machines).
+config): the learner trains ``L`` whatever the frames; frames/s = min(``N f``, ``(S - L c_s) / c_i``) (the smaller
+is ``frames_bound``) and the replay ratio *achieved* is ``L`` / frames — "learner" is the bottleneck when that falls
+short of ``r``. Both modes are tabled for every workload. ``feeds`` = the samplers one learner keeps at the
+config's ratio (``L / (r f)``), ``learners_for_ratio`` its inverse at N samplers, ``shards_needed`` = shards
+busy at that rate. Bandwidth: ``object_store_MB_s`` = frames/s x ``transition_bytes``; ``weights_MB_s`` = the
+weights pulled (each sampler takes the newest every ``weight_sync_steps`` frames, never faster than the learner
+publishes: every ``broadcast_every`` updates) x ``weight_bytes``. Assumed: one core per sampler, shard and learner;
+the driver loop's bookkeeping, the network and the object store cost nothing beyond what is measured (their bytes
+are given to compare with a link: 10 Gb/s = 1,250 MB/s, ``over_10gbe``); rows for a GPU learner only where a
+measured GPU figure is given (``--gpu-pong-samples-per-s``: none is on record, no GPU was lent to this project's
+machines).
 
 **Validation** on this machine (``cores`` = its CPUs: the model's extra bound is ``cores`` / CPU seconds per frame
 — sampler CPU, ``r / L``, shard work — as every process shares them): the real ``apex`` plan on CartPole (2
@@ -307,12 +308,12 @@ def predict(costs: Costs, samplers: int, shards: int | None = None, cores: float
         if cores is not None:
             cpu_per_frame = costs.sampler_cpu_s_per_frame + ratio / learner + c_insert + ratio * c_sample
             bounds["cores"] = cores / cpu_per_frame
-        bottleneck = min(bounds, key=bounds.__getitem__)
+        bottleneck = frames_bound = min(bounds, key=bounds.__getitem__)
         frames = bounds[bottleneck]
         trained = ratio * frames
     else:
         bounds = {"samplers": samplers * per_sampler, "shards": max(shards - learner * c_sample, 0.0) / c_insert}
-        bottleneck = min(bounds, key=bounds.__getitem__)
+        bottleneck = frames_bound = min(bounds, key=bounds.__getitem__)
         frames, trained = bounds[bottleneck], learner
         if trained / frames < ratio:
             bottleneck = "learner"
@@ -320,6 +321,7 @@ def predict(costs: Costs, samplers: int, shards: int | None = None, cores: float
     pulls_per_s = samplers * min(frames / samplers / costs.weight_sync_steps, publishes_per_s)
     return {"samplers": samplers, "shards": shards, "paced": paced, "frames_per_s": frames, "trained_per_s": trained,
             "replay_ratio": trained / frames, "config_ratio": ratio, "bottleneck": bottleneck,
+            "frames_bound": frames_bound,
             "feeds": learner / (ratio * per_sampler), "learners_for_ratio": samplers * per_sampler * ratio / learner,
             "shards_needed": math.ceil(frames * c_insert + trained * c_sample),
             "object_store_MB_s": frames * costs.transition_bytes / 1e6,
@@ -412,7 +414,7 @@ def main(argv: Sequence[str] | None = None) -> Any:
     if not args.quiet:
         for case, columns in (("shard", ["workload", "shard_capacity", "inserts_per_s", "samples_per_s"]),
                               ("capacity", ["workload", "learner", "paced", "samplers", "shards", "frames_per_s",
-                                            "trained_per_s", "replay_ratio", "bottleneck", "feeds",
+                                            "trained_per_s", "replay_ratio", "bottleneck", "frames_bound", "feeds",
                                             "learners_for_ratio", "shards_needed", "object_store_MB_s",
                                             "weights_MB_s"]),
                               ("validation", ["setting", "predicted_frames_per_s", "bottleneck",

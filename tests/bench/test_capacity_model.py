@@ -44,6 +44,7 @@ def test_free_samplers_outrun_the_learner_and_the_achieved_ratio_falls():
     free = predict(costs(paced=False), samplers=64)
     assert free["frames_per_s"] == pytest.approx(64000) and free["trained_per_s"] == pytest.approx(32000)
     assert free["replay_ratio"] == pytest.approx(0.5) and free["bottleneck"] == "learner"
+    assert free["frames_bound"] == "samplers"  # the frames themselves come as fast as 64 samplers make them
     assert free["object_store_MB_s"] == pytest.approx(64000 * 100 / 1e6)
 
 
