@@ -299,3 +299,16 @@ def test_capacity_writes_its_csv(ray_session, tmp_path):
     validation = frame[frame["case"] == "validation"]
     assert len(validation) == 3 and (validation["measured_frames_per_s"] > 0).all()
     assert validation["bottleneck"].iloc[-1] in {"samplers", "cores"}  # the slowed sampler bounds its run
+
+
+def test_faults_writes_its_csv(ray_session, tmp_path):
+    from bench import faults
+
+    out = tmp_path / "faults.csv"
+    faults.main(["--seconds", "10", "--kill-every", "4", "--window", "1", "--out", str(out), "--quiet"])
+    frame = pd.read_csv(out)
+    runs = frame[frame["case"] != "kill"].set_index("case")
+    assert set(runs.index) == {"undisturbed", "disturbed"}
+    assert runs.loc["undisturbed", "kills"] == 0 and runs.loc["disturbed", "kills"] == 2  # at 4 s and 8 s
+    assert runs.loc["disturbed", "restarts"] == 2 and (runs["frames"] > 0).all()
+    assert len(frame[frame["case"] == "kill"]) == 2
