@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 
 
 def transition_space(agent: Agent) -> Dict:
-    """The records of (built) ``agent``'s n-step transitions as a shard stores them (preprocessed states and next states,
-    actions, rewards, terminals; batch-major)."""
+    """The records of (built) ``agent``'s n-step transitions as a shard stores them (preprocessed states and next
+    states, actions, rewards, terminals; batch-major)."""
     preprocessed = agent.preprocessed_space
     assert preprocessed is not None, "a built agent's transitions"
     space = preprocessed.strip_ranks()
