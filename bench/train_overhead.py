@@ -7,7 +7,9 @@ Both contenders train on CartPole-v1 x 4 (``SyncVectorEnv``, same-step autoreset
 a hard target sync every 100 updates, 1-step double-Q targets with a Huber loss, Adam with gradient-norm clipping,
 epsilon-greedy acting. Ours is a :class:`~rlworkbench.execution.Worker` running the DQN agent made from that
 config (``progress=False``); the baseline is :class:`bench.hand_dqn.HandDQN`, plain PyTorch and NumPy in
-CleanRL's style. Cases:
+CleanRL's style; in the loop cases a second, independent reference runs too, :class:`bench.cleanrl_dqn.CleanRLDQN`
+(CleanRL's ``dqn.py`` layout: its own ``gymnasium`` vector env, SB3-style ring buffer, acting without ``no_grad``,
+cumulative-sum prioritized sampling), reported as ``cleanrl_median``/``ratio_cleanrl``. Cases:
 
 - ``loop``: env steps/s of the whole loop (act, step, store, update, sync), uniform replay;
 - ``loop_prioritized``: the same with prioritized replay (ours: the PrioritizedReplay component; the baseline: a
@@ -29,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from bench import common
+from bench import cleanrl_dqn, common
 from bench.hand_dqn import HandDQN, Settings
 
 ENV_ID = "CartPole-v1"
@@ -63,13 +65,18 @@ def steps_per_s(run: Callable[[int], None], steps: int) -> Callable[[], float]:
 
 def loop_case(settings: Settings, backend: str, rounds: int, round_steps: int) -> dict[str, list[float]]:
     worker, hand = our_worker(settings, backend), HandDQN(make_env(), settings, seed=SEED)
+    cleanrl = cleanrl_dqn.make(ENV_ID, NUM_ENVS, settings, SEED)
     warmup = settings.learning_starts + 5 * round_steps // 10
     worker.run(timesteps=warmup)
     hand.run(warmup)
+    cleanrl.run(warmup)
     samples = common.interleaved({"ours": steps_per_s(lambda n: worker.run(timesteps=n), round_steps),
-                                  "baseline": steps_per_s(hand.run, round_steps)}, rounds)
-    assert worker.timesteps == hand.timesteps, (worker.timesteps, hand.timesteps)
-    assert worker.agent.updates == hand.updates, f"updates differ: ours {worker.agent.updates}, hand {hand.updates}"
+                                  "baseline": steps_per_s(hand.run, round_steps),
+                                  "cleanrl": steps_per_s(cleanrl.run, round_steps)}, rounds)
+    for name, other in (("hand", hand), ("cleanrl", cleanrl)):
+        assert worker.timesteps == other.timesteps, (name, worker.timesteps, other.timesteps)
+        assert worker.agent.updates == other.updates, f"updates differ: ours {worker.agent.updates}, {name} " \
+                                                      f"{other.updates}"
     return samples
 
 
@@ -97,9 +104,13 @@ def run(repeats: int, round_steps: int, backends: list[str]) -> list[dict[str, A
             samples = measure(settings, backend, repeats, size)
             ours, theirs = common.median(samples["ours"]), common.median(samples["baseline"])
             unit = "samples_per_s" if case == "update" else "env_steps_per_s"
+            second = common.median(samples["cleanrl"]) if "cleanrl" in samples else float("nan")
             rows.append({"benchmark": "train_overhead", "case": case, "backend": backend, "unit": unit,
                          "ours_median": ours, "baseline_median": theirs, "ratio": ours / theirs,
                          "paired_ratio": common.paired_ratio(samples["ours"], samples["baseline"]),
+                         "cleanrl_median": second, "ratio_cleanrl": ours / second,
+                         "paired_ratio_cleanrl": (common.paired_ratio(samples["ours"], samples["cleanrl"])
+                                                  if "cleanrl" in samples else float("nan")),
                          "ours_min": float(np.min(samples["ours"])), "ours_max": float(np.max(samples["ours"])),
                          "repeats": repeats, "target": f"ratio >= {TARGETS[case]:g}",
                          "meets_target": ours / theirs >= TARGETS[case]})
@@ -124,7 +135,7 @@ def main(argv: list[str] | None = None):
         common.print_table("Training-step overhead: rlworkbench DQN vs the same loop by hand in PyTorch (medians; "
                            "ratio = ours / hand)", frame,
                            ["case", "backend", "unit", "ours_median", "baseline_median", "ratio", "paired_ratio",
-                            "target", "meets_target"], path)
+                            "cleanrl_median", "ratio_cleanrl", "target", "meets_target"], path)
     return frame
 
 
