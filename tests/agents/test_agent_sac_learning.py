@@ -68,6 +68,7 @@ class FlippedTerminalsSACLoss(SACLoss):
 
 
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="needs torch")
+@pytest.mark.slow  # a guard of the criterion (the full budget, ~100 s on CI): run with the slow runs
 @pytest.mark.timeout(180)
 def test_a_broken_critic_target_does_not_learn(monkeypatch, one_torch_thread):
     """Guards the criterion above: it must fail for a broken target (the same run, only the mask flipped)."""
