@@ -6,7 +6,7 @@ A run directory ``<logdir>/<config>-<env>-<backend>-<YYYYmmdd-HHMMSS>[-n]`` hold
     config.json                 the agent config as used
     events.out.tfevents.*       TensorBoard scalars (``tensorboard --logdir <logdir>`` shows every run)
     episodes.csv, updates.csv   the worker's tables
-    checkpoints/step_<T>/       every ``checkpoint_every`` timesteps (``agent.save(dir)``)
+    checkpoints/step_<T>/       every ``checkpoint_every`` (``agent.save(dir)``; with the run's progress from promote)
     checkpoints/final/          at the end
 
 The steps are public pieces (:func:`start_run_dir`, :class:`Checkpointer`, :func:`write_tables`,
@@ -30,7 +30,10 @@ from rlworkbench.agents.config import config_name, load_config
 from rlworkbench.agents.protocols import ActorLearner, Checkpointing
 from rlworkbench.core.backend import get_backend
 from rlworkbench.errors import ConfigError
+from rlworkbench.execution.checkpoint_schedule import CheckpointSchedule
 from rlworkbench.execution.envs import make_vector_env
+from rlworkbench.execution.progress import HasProgress
+from rlworkbench.execution.resume_points import save_resume_point
 from rlworkbench.execution.worker import Worker
 
 AgentFactory = Callable[..., Any]  # (env, config, *, backend, [seed]) -> agent
@@ -102,27 +105,41 @@ def _start_run_dir(logdir: Path, stem: str, config: dict[str, object], name: str
 
 
 class Checkpointer:
-    """A worker callback that saves ``agent`` to ``<checkpoints>/step_<T>`` once ``every`` more timesteps have
-    passed (``every=None``: never); :attr:`last` is the newest checkpoint written."""
+    """A worker callback that saves ``agent`` to ``<checkpoints>/step_<T>`` on a schedule (``every``: env steps as
+    an int, or ``"500 updates"``, ``"60 s"``: see :mod:`~rlworkbench.execution.checkpoint_schedule`; None: never).
+    With ``progress`` (the worker's or algorithm's tables and counters, read when a checkpoint is written) each
+    checkpoint is a resume point, written atomically (:mod:`~rlworkbench.execution.resume_points`). :attr:`last`
+    is the newest checkpoint written."""
 
-    def __init__(self, agent: Checkpointing, checkpoints: Path, every: int | None):
-        self.agent, self.checkpoints, self.every = agent, Path(checkpoints), every
-        self.next_due = every or 0
+    def __init__(self, agent: Checkpointing, checkpoints: Path, every: object,
+                 progress: Callable[[], HasProgress | None] | None = None):
+        self.agent, self.checkpoints = agent, Path(checkpoints)
+        self.schedule = CheckpointSchedule.parse(every)
+        self.progress = progress
         self.last: Path | None = None
 
-    def __call__(self, worker: Worker) -> None:
-        if self.every and worker.timesteps >= self.next_due:
-            self.next_due = worker.timesteps + self.every
+    @property
+    def every(self) -> CheckpointSchedule | None:
+        return self.schedule
+
+    def __call__(self, worker: Worker | Any) -> None:
+        if self.schedule is not None and self.schedule.due(worker.timesteps, _updates(worker)):
             self.save(f"step_{worker.timesteps}")
 
     def save(self, name: str) -> Path:
-        self.last = save_checkpoint(self.agent, self.checkpoints / name)
+        source = None if self.progress is None else self.progress()
+        self.last = save_resume_point(self.agent, self.checkpoints / name, source)
         return self.last
 
-    def resume_at(self, timesteps: int) -> None:
-        """A run resumed at ``timesteps``: the next checkpoint is due at the next multiple of ``every``."""
-        if self.every:
-            self.next_due = (timesteps // self.every + 1) * self.every
+    def resume_at(self, timesteps: int, updates: int = 0) -> None:
+        """A run resumed at ``timesteps``/``updates``: the schedule goes on as if it had not stopped."""
+        if self.schedule is not None:
+            self.schedule.resume_at(timesteps, updates)
+
+
+def _updates(worker: Any) -> int:
+    agent = getattr(worker, "agent", None)
+    return int(getattr(agent, "updates", 0) or 0)
 
 
 def save_checkpoint(agent: Checkpointing, directory: Path) -> Path:

@@ -213,6 +213,14 @@ class Run:
             raise error
         return self
 
+    def resume(self, **settings: object) -> Run:
+        """A new Run that goes on with this one (stopped, failed or finished) from its newest complete checkpoint:
+        same directory, record and settings, unless given again (``timesteps=`` extends it). ``promote(resume=...)``
+        does the same for a run directory or id, e.g. after a kernel died."""
+        from rlworkbench.workbench.promote import promote
+
+        return promote(self.spec.agent, self.target, resume=self, **settings)
+
     def load_agent(self, checkpoint: str | Path | None = None) -> object:
         """An :class:`~rlworkbench.agents.Agent` loaded from ``checkpoint`` (default: the newest), with the
         spaces of the run's env."""

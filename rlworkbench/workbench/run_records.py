@@ -64,7 +64,7 @@ def run_record(run: Run, run_id: str, started: float) -> dict[str, object]:
         "source": run.spec.source, "env": run.spec.env_name, "backend": run.spec.backend,
         "target": run.target, "devices": run.devices, "state": run.state, "phase": run.phase,
         "error": None if error is None else f"{type(error).__name__}: {error}",
-        "timesteps": snapshot.timesteps, "total_timesteps": run.total_timesteps,
+        "timesteps": snapshot.timesteps, "total_timesteps": run.total_timesteps, "updates": snapshot.num_updates,
         "steps_per_second": _finite(snapshot.steps_per_second), "episodes": snapshot.num_episodes,
         "recent_return": _finite(snapshot.recent_mean_return), "returns": [_finite(value) for value in returns],
         "return_points": [[int(t), _finite(value)] for t, value in zip(recent["timesteps_total"], returns)],

@@ -22,6 +22,7 @@ from rlworkbench.agents.config import config_name, load_config
 from rlworkbench.agents.protocols import ActorLearner
 from rlworkbench.core.backend import available_backends, default_backend_name
 from rlworkbench.errors import ConfigError
+from rlworkbench.execution.checkpoint_schedule import CheckpointSchedule
 from rlworkbench.workbench.run_identity import config_label, run_source
 from rlworkbench.workbench.run_result import RUN_FILE, RunResult
 
@@ -40,6 +41,8 @@ class RunContext:
     pacer: Pacer | None = None         #: holds the training thread at env-step milestones (None: runs free)
     run_dir: Path | None = None        #: the run directory to (go on) write in (None: a new one under ``logdir``)
     resume_from: Path | None = None    #: a checkpoint with progress to go on from (agent + :mod:`progress` files)
+    target: str | None = None          #: the promote target it runs on (written to run.json: a resume reuses it)
+    resumes: list[dict[str, object]] = field(default_factory=list)  #: the earlier parts' ends, for run.json
 
 
 @dataclass
@@ -56,7 +59,7 @@ class RunSpec:
     vector_mode: str = "sync"
     seed: int | None = None
     logdir: Path = Path("runs")        #: parent of the run directory
-    checkpoint_every: int | None = None
+    checkpoint_every: int | str | dict[str, float] | None = None  #: env steps, "500 updates", "60 s" (None: never)
     summaries_every: int | None = None  #: updates between TensorBoard variable histograms/scalars; None: none
     threads: int | None = 1            #: intra-op threads of the backend (process-wide); ``None``: leave them
     progress: bool = False             #: also print the worker's tqdm bar (the Run's widget shows one anyway)
@@ -93,7 +96,15 @@ class RunSpec:
         """What ``run.json`` says of the run: enough to read and compare it later, from its directory alone."""
         return {"name": self.name, "config_label": self.config_label or self.name, "env": self.env_name,
                 "backend": self.backend, "seed": self.seed, "timesteps": self.timesteps, "num_envs": self.num_envs,
-                "labels": self.context.labels, "source": self.source, "created": time.time()}
+                "labels": self.context.labels, "source": self.source, "created": time.time(),
+                "run_id": self.context.run_id, "target": self.context.target, "settings": self.settings(),
+                "resumes": self.context.resumes}
+
+    def settings(self) -> dict[str, object]:
+        """The settings a resume needs again (JSON-able ones: an env factory or a device object is left out)."""
+        given = {name: getattr(self, name) for name in SETTINGS if name not in ("logdir", "run_name", "progress")}
+        given.update(self.options)
+        return {key: value for key, value in given.items() if _json_able(value)}
 
 
 SETTINGS = tuple(f.name for f in fields(RunSpec)
@@ -146,9 +157,9 @@ def _check(spec: RunSpec) -> None:
                           got=type(spec.env).__name__)
     _positive_int(spec.timesteps, "timesteps")
     _positive_int(spec.num_envs, "num_envs")
-    for name in ("checkpoint_every", "summaries_every"):
-        if getattr(spec, name) is not None:
-            _positive_int(getattr(spec, name), name)
+    CheckpointSchedule.parse(spec.checkpoint_every)  # env steps, or "500 updates", "60 s": checked here
+    if spec.summaries_every is not None:
+        _positive_int(spec.summaries_every, "summaries_every")
     if spec.threads is not None:
         _positive_int(spec.threads, "threads")
     if spec.seed is not None and not isinstance(spec.seed, (int, np.integer)):
@@ -164,6 +175,14 @@ def _check(spec: RunSpec) -> None:
         raise ConfigError("bad run name", argument="run_name", expected="str or None", got=repr(spec.run_name))
     spec.logdir = Path(spec.logdir).expanduser().absolute()  # records and the lab read it from other folders
     spec.progress = bool(spec.progress)
+
+
+def _json_able(value: object) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _positive_int(value: object, argument: str) -> None:

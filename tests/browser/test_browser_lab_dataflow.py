@@ -35,7 +35,7 @@ def record_of(run_id: str, logdir: Path, target: str, state: str, started: float
     record = {
         "id": run_id, "name": name, "config_label": name, "source": None, "env": "CartPole-v1",
         "backend": "torch", "target": target, "devices": None, "state": state, "phase": None, "error": None,
-        "timesteps": 12000, "total_timesteps": 100000, "steps_per_second": 960.0, "episodes": 40,
+        "timesteps": 12000, "total_timesteps": 100000, "updates": 300, "steps_per_second": 960.0, "episodes": 40,
         "recent_return": 21.5, "returns": [20.0, 23.0], "return_points": [[11000, 20.0], [12000, 23.0]],
         "logdir": str(logdir), "cwd": str(logdir.parent), "checkpoint": None, "config": {"type": "apex"},
         "submission_id": None, "address": None, "host": socket.gethostname(), "pid": os.getpid(),

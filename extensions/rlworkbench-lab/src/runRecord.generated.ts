@@ -36,6 +36,8 @@ export interface IRunRecordFields {
   error: string | null;
   timesteps: number;
   total_timesteps: number;
+  /** the learner's updates so far */
+  updates: number;
   steps_per_second: number | null;
   episodes: number;
   recent_return: number | null;

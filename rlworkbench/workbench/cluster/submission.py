@@ -64,6 +64,10 @@ class Submission:
 
 def plan_submission(spec: RunSpec) -> Submission:
     """Checks ``spec`` and its options for a run on a cluster; see the module docstring."""
+    if spec.context.resume_from is not None:
+        raise ConfigError("a cluster job is not resumed from a checkpoint on this machine yet: resume it without "
+                          "address= (a local Ray run), or submit a new job", argument="resume",
+                          expected="a run on this machine", got=str(spec.context.resume_from))
     options = dict(spec.options)
     job = {key: options.pop(key, default) for key, default in JOB_SETTINGS.items()}
     if not isinstance(spec.env, str):

@@ -43,7 +43,8 @@ class LocalExecution(ThreadedExecution):
             agent = spec.agent if spec.agent is not None else _unbuilt_agent(env, spec)
             check_spaces(agent, env)
             run_dir = spec.new_run_dir()
-            checkpointer = Checkpointer(agent, run_dir / "checkpoints", spec.checkpoint_every)
+            checkpointer = Checkpointer(agent, run_dir / "checkpoints", spec.checkpoint_every,
+                                        progress=self._progress_source)
             self.worker = Worker(agent, env, seed=spec.seed, logdir=run_dir, progress=spec.progress,
                                  callback=self._after_step, callback_every=1, summaries_every=spec.summaries_every)
         except BaseException:
@@ -76,7 +77,7 @@ class LocalExecution(ThreadedExecution):
         if checkpoint is not None:
             self.agent.load(checkpoint)
             self.worker.restore_progress(read_progress(checkpoint))
-            self.checkpointer.resume_at(self.worker.timesteps)
+            self.checkpointer.resume_at(self.worker.timesteps, int(getattr(self.agent, "updates", 0)))
 
     def _after_step(self, worker: Worker) -> bool | None:
         """The worker's callback after every step: a stop asked before ``worker.run`` began still stops it; a

@@ -70,7 +70,7 @@ class RayExecution(ThreadedExecution):
         self.spec, self.agent = spec, agent
         run_dir = spec.new_run_dir()
         super().__init__(run_dir, spec.timesteps, Checkpointer(_SyncedLearner(self), run_dir / "checkpoints",
-                                                               spec.checkpoint_every))
+                                                               spec.checkpoint_every, progress=self._progress_source))
         self.algorithm: PlanRun | None = None
         self._dataflow_written = 0.0
         self._start("ray")
@@ -129,7 +129,7 @@ class RayExecution(ThreadedExecution):
                                          log=log)
                 if self.spec.context.resume_from is not None:
                     self.algorithm.restore_progress(read_progress(self.spec.context.resume_from))
-                    self.checkpointer.resume_at(self.algorithm.timesteps)
+                    self.checkpointer.resume_at(self.algorithm.timesteps, int(self.agent.updates))
                 self._state = RUNNING
                 self.algorithm.train(self.spec.timesteps, stop=self._stop_asked, callback=self._after_step)
             self.checkpointer.save("final")

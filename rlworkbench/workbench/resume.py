@@ -1,0 +1,107 @@
+"""Going on with a run that stopped, failed or lost its process: ``promote(resume=...)`` and ``Run.resume()``.
+
+A run directory says what ran (``run.json``: name, env, backend, seed, target, settings, record id; ``config.json``)
+and how far it got (``checkpoints/``: every checkpoint of a promoted run carries the run's progress, see
+:mod:`~rlworkbench.execution.resume_points`). :func:`resume_spec` turns that into the spec of the same run again —
+same directory, same record id (the runs panel shows one run, live again), the newest complete checkpoint as its
+start — with any setting given now taking precedence (``timesteps=`` to extend a finished run). The earlier part's
+end is kept in ``run.json``'s ``resumes``: from which checkpoint, and how many env steps its last record had seen
+past it (the work the crash cost).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from rlworkbench.errors import ConfigError
+from rlworkbench.execution.progress import read_progress
+from rlworkbench.execution.resume_points import newest_resume_point
+from rlworkbench.workbench.run_records import LIVE_STATES, ORPHANED, read_records
+from rlworkbench.workbench.run_result import RUN_FILE
+from rlworkbench.workbench.run_spec import RunContext, RunSpec, make_spec
+
+RUN_ID = re.compile(r"[0-9a-f]{12}")
+
+
+def resume_spec(resume: Any, prototype: Any = None, to: str | None = None,
+                **settings: object) -> tuple[str, RunSpec]:
+    """``(target, spec)`` that go on with the run ``resume`` (a :class:`~rlworkbench.workbench.run.Run`, its
+    directory, or its record id); see the module docstring. ConfigError if it is still going or its directory
+    says nothing; CheckpointError if it has no complete checkpoint."""
+    run_dir, record = _run_dir_and_record(resume)
+    try:
+        description = json.loads((run_dir / RUN_FILE).read_text())
+        config = json.loads((run_dir / "config.json").read_text())
+    except (OSError, ValueError) as error:
+        raise ConfigError("this folder is not a run directory of promote() (run.json and config.json)",
+                          argument="resume", expected="a run directory, a Run or a run id",
+                          got=f"{run_dir}: {error}") from None
+    target = to or description.get("target") or "local"
+    given = {**description.get("settings", {}), **settings}
+    if "env" not in given:
+        raise ConfigError("the run's env was an env factory, which run.json cannot hold: pass env= again",
+                          argument="env", expected="a Gymnasium env id or an env factory", got="nothing")
+    checkpoint = newest_resume_point(run_dir)
+    if prototype is None:
+        prototype = config
+    else:
+        given.pop("backend", None)  # an agent knows its own
+    spec = make_spec(prototype, **given)
+    spec.name = description.get("name") or spec.name
+    run_id = description.get("run_id") or (record or {}).get("id")
+    saved = read_progress(checkpoint)
+    seen = int((record or {}).get("timesteps") or saved.timesteps)
+    resumes = [*description.get("resumes", []),
+               {"at": time.time(), "checkpoint": checkpoint.name, "timesteps": saved.timesteps,
+                "state_before": (record or {}).get("state"), "timesteps_lost": max(0, seen - saved.timesteps)}]
+    spec.context = RunContext(run_id=run_id, labels=dict(description.get("labels") or {}), run_dir=run_dir,
+                              resume_from=checkpoint, target=target, resumes=resumes)
+    return target, spec
+
+
+def _run_dir_and_record(resume: Any) -> tuple[Path, dict[str, Any] | None]:
+    """The run directory ``resume`` names and its record (None if the runs directory has none); a ConfigError if
+    the run is still going."""
+    from rlworkbench.workbench.run import Run
+
+    records: list[dict[str, Any]] = read_records()
+    record: dict[str, Any] | None
+    if isinstance(resume, Run):
+        if not resume.done:
+            raise ConfigError("this run is still going: stop() it (or wait()) before resuming it",
+                              argument="resume", expected="a finished, stopped or failed run", got=resume.state)
+        # its record on disk may lag its end by a beat: what the Run says now is what counts
+        record = {"id": resume.id, "state": resume.state, "timesteps": resume.timesteps, "logdir": str(resume.logdir)}
+        return Path(resume.logdir), record
+    elif isinstance(resume, str) and RUN_ID.fullmatch(resume) and not Path(resume).exists():
+        record = next((r for r in records if r["id"] == resume), None)
+        if record is None or not record.get("logdir"):
+            raise ConfigError("no run of this id in the runs directory", argument="resume",
+                              expected="a run id, a run directory or a Run", got=resume)
+        run_dir = Path(str(record["logdir"]))
+    elif isinstance(resume, (str, Path)):
+        run_dir = Path(resume).expanduser().absolute()
+        record = _record_of(run_dir, records)
+    else:
+        raise ConfigError("resume= takes a run", argument="resume", expected="a Run, a run directory or a run id",
+                          got=type(resume).__name__)
+    if not run_dir.is_dir():
+        raise ConfigError("the run directory is not here", argument="resume", expected="an existing directory",
+                          got=str(run_dir))
+    if record is not None and record.get("state") in LIVE_STATES:
+        raise ConfigError("this run is still going (its process publishes its record): stop it first, or wait "
+                          "until it ends", argument="resume", expected=f"a finished, stopped, failed or {ORPHANED} run",
+                          got=f"{record['id']} ({record['state']})")
+    return run_dir, record
+
+
+def _record_of(run_dir: Path, records: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The newest record whose run directory is ``run_dir``."""
+    for record in records:  # newest first
+        if record.get("logdir") and Path(str(record["logdir"])).absolute() == run_dir:
+            return record
+    return None
