@@ -12,6 +12,7 @@ import pytest
 from rlworkbench.agents import Agent, builtin_config
 from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.execution import Worker, make_vector_env
+from rlworkbench.spaces import FloatBox
 
 CONFIG = {"type": "impala", "policy": {"network": [{"type": "dense", "units": 16, "activation": "tanh"}],
                                         "value_network": [{"type": "dense", "units": 16, "activation": "tanh"}]},
@@ -120,3 +121,14 @@ def test_impala_config_solves_cartpole_locally(backend, one_torch_thread):
         worker.run(timesteps=8000)
         recent = float(worker.episodes["return"].tail(20).mean())
     assert recent >= 475, (worker.timesteps, recent)
+
+
+@pytest.mark.parametrize("distribution", [None, "squashed_normal", "beta"])
+def test_float_actions_update_from_sequences(backend, distribution):
+    """An action adapter reshapes each call's own batch (and time) axes: IMPALA's policy acts on batches and learns
+    on batches of sequences (a float action's adapter took the first call's ranks and failed to build)."""
+    agent = Agent.from_config({**CONFIG, "policy": {**CONFIG["policy"], "distribution": distribution}},
+                              state_space=FloatBox(shape=(4,)), action_space=FloatBox(-1.0, 1.0, shape=(2,)),
+                              backend=backend, seed=0).build()
+    batch = {**sequences(), "actions": np.random.default_rng(0).uniform(-0.9, 0.9, (3, 5, 2)).astype(np.float32)}
+    assert np.isfinite(agent.update(batch)["loss"]) and agent.get_actions(batch["states"][:, 0]).shape == (3, 2)

@@ -46,7 +46,6 @@ class ActionAdapter(Component):
         return leaves[0] if len(leaves) == 1 else Tuple(*leaves)
 
     def create_variables(self, input_spaces: dict[str, Space]) -> None:
-        self.extra_ranks = input_spaces["inputs"].num_extra_ranks
         self.target_shape = tuple(self.parameter_shape())  # worked out once, not on every call
         self.flat_already = self.target_shape == (self.units(),)  # a vector of the Dense's outputs: no reshape
 
@@ -63,7 +62,8 @@ class ActionAdapter(Component):
         raise NotImplementedError
 
     def reshaped(self, x: Tensor) -> Tensor:
-        """``(..., flat)`` → ``(..., *parameter_shape())``, batch/time dims kept."""
+        """``(..., flat)`` → ``(..., *parameter_shape())``, batch/time dims kept (each call's own: one policy may
+        get batches on one API method and batches of sequences on another, as IMPALA's does)."""
         if self.flat_already:  # the Dense's outputs are the parameters as they are
             return x
-        return self.ops.reshape(x, self.ops.leading_dims(x, self.extra_ranks) + self.target_shape)
+        return self.ops.reshape(x, self.ops.leading_dims(x, len(x.shape) - 1) + self.target_shape)
