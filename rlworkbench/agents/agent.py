@@ -28,7 +28,7 @@ from rlworkbench.agents import towers
 from rlworkbench.agents.actor_critic_root import has_recurrent_policy
 from rlworkbench.agents.checkpoint import read_checkpoint, write_checkpoint
 from rlworkbench.agents.config import load_config, validate_config
-from rlworkbench.agents.input_checks import check_rows, finite_per_row, terminals_of
+from rlworkbench.agents.input_checks import INPUT_CHOICES, check_rows, finite_per_row, terminals_of
 from rlworkbench.agents.preprocessed_states import PreprocessedStates
 from rlworkbench.agents.protocols import Arrays, Mask
 from rlworkbench.agents.random_streams import is_stream, new_stream, reseed_generators
@@ -318,6 +318,16 @@ class Agent(abc.ABC):
             self.remember_preprocessed(next_states, next_preprocessed)
         self.timesteps += count
         self.episodes += ended
+
+    def input_choice(self, name: str, given: str | None) -> str:
+        """What to do with bad input (``on_bad``, ``out_of_bounds``: :data:`~.input_checks.INPUT_CHOICES`): ``given``,
+        else the config's ``execution/<name>``, else the first choice."""
+        choices = INPUT_CHOICES[name]
+        value = given if given is not None else (self.config.get("execution") or {}).get(name, choices[0])
+        if value not in choices:
+            raise ConfigError(f"{name} is one of {', '.join(choices)}", argument=name, expected=list(choices),
+                              got=repr(value))
+        return value
 
     def reset(self) -> None:
         """Starts new episodes in every environment: forgets episode-local state (pending n-step transitions)."""

@@ -26,6 +26,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypedDict, cast
 
+from rlworkbench.agents.input_checks import INPUT_CHOICES
 from rlworkbench.components.common import TimeDependentParameter
 from rlworkbench.components.memories import Memory
 from rlworkbench.components.optimizers import Optimizer
@@ -424,10 +425,13 @@ EXECUTION: dict[str, object] = {
     "type": "object", "additionalProperties": False,
     "properties": {"devices": {"anyOf": [{"type": "null"}, POSITIVE_INT, {
         "type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}]},
-        "ray": {"type": "object", "additionalProperties": False, "properties": RAY_SETTINGS}},
+        "ray": {"type": "object", "additionalProperties": False, "properties": RAY_SETTINGS},
+        **{name: {"enum": list(choices)} for name, choices in INPUT_CHOICES.items()}},
 }
 """The optional ``execution`` section: ``devices`` — towers for the update (a list of devices, or N for the first N
-GPUs; see :meth:`Agent.build`); ``ray`` — how a run on Ray is laid out (workers, shards, sync intervals …)."""
+GPUs; see :meth:`Agent.build`); ``ray`` — how a run on Ray is laid out (workers, shards, sync intervals …);
+``on_bad`` — what ``observe`` does with bad rows (``raise``, ``skip``); ``out_of_bounds`` — what PPO's and IMPALA's
+``update(batch)`` do with float actions outside their policy's bounds (``refuse``, ``clip``)."""
 
 
 def with_execution(schema: dict[str, object]) -> dict[str, object]:

@@ -27,13 +27,13 @@ from rlworkbench.agents.policy_root import PolicyActing
 from rlworkbench.agents.protocols import Arrays
 from rlworkbench.agents.registry import register_agent
 from rlworkbench.agents.sequence_buffer import SequenceBuffer
+from rlworkbench.agents.sequence_checks import checked_sequences
 from rlworkbench.agents.transitions import check_batch_keys
 from rlworkbench.components.losses.vtrace_loss import VTraceLoss
 from rlworkbench.components.policies.policy import Policy
 from rlworkbench.components.policies.recurrent_policy import RecurrentPolicy
 from rlworkbench.core.builder import OutputSpaceOf
 from rlworkbench.core.component import Component
-from rlworkbench.errors import SpaceError
 from rlworkbench.spaces import FloatBox, Space
 
 SequenceContext = tuple[tuple[np.ndarray, ...], np.ndarray] | None
@@ -101,19 +101,21 @@ class ImpalaAgent(PolicyActing, Agent):
         self.sequences.clear()
 
     # ----- learning -----------------------------------------------------------------------------------------
-    def update(self, batch: Mapping[str, Arrays] | None = None) -> dict[str, float]:
+    def update(self, batch: Mapping[str, Arrays] | None = None, out_of_bounds: str | None = None,
+               ) -> dict[str, float]:
         """One gradient step on ``update/rollout_length`` observed steps of every environment, or on ``batch``:
         sequences shaped ``(num_envs, length, ...)`` with keys ``states``, ``actions``, ``rewards``, ``terminals``,
         ``next_states`` (raw states, as ``observe`` takes them) and ``behaviour_log_probs`` (of the actions under
-        the weights that acted; left out: the current weights'). Returns ``loss``, ``policy_loss``,
-        ``value_loss``, ``entropy`` (with ``loss/clip_ratio``, APPO's: also ``approx_kl``, ``clip_fraction``),
-        ``grad_norm`` and ``rollout_steps``."""
+        the weights that acted; left out: the current weights'), checked before anything changes
+        (:mod:`~rlworkbench.agents.sequence_checks`); float actions outside the bounds of a bounded distribution
+        are refused, or clipped with ``out_of_bounds="clip"`` (default: the config's ``execution/out_of_bounds``,
+        else ``"refuse"``). Returns ``loss``, ``policy_loss``, ``value_loss``, ``entropy`` (with
+        ``loss/clip_ratio``, APPO's: also ``approx_kl``, ``clip_fraction``), ``grad_norm`` and ``rollout_steps``."""
         self._require_built("update")
         if batch is None:
             sequences = self._take_pending()
         else:
-            check_batch_keys(batch, SEQUENCE_KEYS, optional=self.optional_batch_keys)
-            sequences = self._external_sequences(batch)
+            sequences = self._external_sequences(batch, out_of_bounds)
         self.check_rows_for_towers(len(sequences[2]), "sequences")
         metrics = self._learn(*sequences)
         self.updates += 1
@@ -124,7 +126,8 @@ class ImpalaAgent(PolicyActing, Agent):
 
     def behaviour_log_probs(self, batch: Mapping[str, Any]) -> np.ndarray:
         """``(num_envs, length)`` log-probs of a fragment's ``actions`` in its raw ``states`` under the current
-        weights — what a sampler sends with the fragment it acted with them."""
+        weights — what a sampler sends with the fragment it acted with them (the fragment checked as
+        :meth:`update` checks a batch)."""
         self._require_built("behaviour_log_probs")
         sequences = self._external_sequences(batch)
         return self._log_probs_now(sequences[0], sequences[1], sequences[7]).reshape(sequences[2].shape)
@@ -139,14 +142,12 @@ class ImpalaAgent(PolicyActing, Agent):
         """What a recurrent agent needs besides the sequences (their start state and resets); None here."""
         return None
 
-    def _external_sequences(self, batch: Mapping[str, Any]) -> tuple[Any, ...]:
-        rewards = np.asarray(batch["rewards"], np.float32)
-        if rewards.ndim != 2:
-            raise SpaceError("an IMPALA batch holds sequences: (num_envs, length) rewards", argument="batch",
-                             key_path="rewards", expected="2 dims", got=f"shape {rewards.shape}")
-        terminals = np.asarray(batch["terminals"], bool)
-        flat_states = self.state_space.flatten(nest.map_structure(np.asarray, batch["states"]))
-        flat_next = self.state_space.flatten(nest.map_structure(np.asarray, batch["next_states"]))
+    def _external_sequences(self, batch: Mapping[str, Any], out_of_bounds: str | None = None) -> tuple[Any, ...]:
+        check_batch_keys(batch, SEQUENCE_KEYS, optional=self.optional_batch_keys)
+        batch = checked_sequences(batch, self.state_space, self.sampled_action_space,
+                                  self.input_choice("out_of_bounds", out_of_bounds), ("behaviour_log_probs",))
+        rewards, terminals = batch["rewards"], batch["terminals"]
+        flat_states, flat_next = (self.state_space.flatten(batch[key]) for key in ("states", "next_states"))
         same = np.ones(rewards.shape, bool)
         num_envs, length = rewards.shape
         for key, value in flat_states.items():  # the next step of a sequence continues the episode
@@ -155,12 +156,10 @@ class ImpalaAgent(PolicyActing, Agent):
         same[:, -1] = False  # (the last step bootstraps instead)
         states = self.preprocess(nest.map_structure(_merge_time, self.state_space.unflatten(flat_states)))
         states = nest.map_structure(lambda leaf: leaf.reshape(*rewards.shape, *leaf.shape[1:]), states)
-        behaviour = batch.get("behaviour_log_probs")
         resets = np.zeros(rewards.shape, bool)
         resets[:, 1:] = ~same[:, :-1] | terminals[:, :-1]
-        return (states, nest.map_structure(np.asarray, batch["actions"]), rewards, terminals, flat_next,
-                same & ~terminals, None if behaviour is None else np.asarray(behaviour, np.float32),
-                self._context(batch.get("internal_states"), resets))
+        return (states, batch["actions"], rewards, terminals, flat_next, same & ~terminals,
+                batch.get("behaviour_log_probs"), self._context(batch.get("internal_states"), resets))
 
     def _learn(self, states: Arrays, actions: Arrays, rewards: np.ndarray, terminals: np.ndarray,
                flat_next_states: dict[str, np.ndarray], continues: np.ndarray,

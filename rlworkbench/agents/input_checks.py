@@ -5,13 +5,20 @@ and key path on the call that got it, and nothing half-happens.
 Every leaf must lie in its space (dtype, shape, integer ranges; floats finite — NaN and infinity are out of any
 box; float bounds only where asked: real envs' observations stray out of their declared boxes, and PPO's Gaussian
 actions are stored unclipped), every argument must have one row per transition, rewards and importance weights
-must be finite, and terminals booleans or 0/1 (``bool("no")`` is True).
+must be finite, and terminals booleans or 0/1 (``bool("no")`` is True). Errors about an outside update batch name
+the ``batch`` argument and the key path in it (``states/position``): :func:`batch_key`.
+
+What callers may choose (an argument, or the config's ``execution`` section): :data:`ON_BAD` — what ``observe``
+does with bad rows (``"raise"``: refuse the call, ``"skip"``: drop the rows, warn once per kind and count them;
+:mod:`.bad_rows`); :data:`OUT_OF_BOUNDS` — what PPO's and IMPALA's ``update(batch)`` do with float actions outside
+the bounds their policy samples in (``"refuse"`` or ``"clip"``; :mod:`.sequence_checks`).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -19,6 +26,11 @@ import numpy as np
 from rlworkbench import nest
 from rlworkbench.errors import SpaceError
 from rlworkbench.spaces import Space, float_bounds_relaxed
+
+ON_BAD = ("raise", "skip")
+OUT_OF_BOUNDS = ("refuse", "clip")
+INPUT_CHOICES = {"on_bad": ON_BAD, "out_of_bounds": OUT_OF_BOUNDS}
+"""The config's ``execution/<name>`` choices for bad input; the first is the default."""
 
 
 def check_rows(value: object, space: Space, count: int, argument: str, float_bounds: bool = True) -> None:
@@ -43,14 +55,26 @@ def batched(space: Space) -> Space:
 
 def terminals_of(value: object, count: int) -> np.ndarray:
     """``count`` booleans from booleans or numbers that are 0 or 1 — never from strings."""
+    array, bad = terminal_rows(value, count)
+    if bad.any():
+        raise SpaceError("terminals are booleans (or 0/1)", argument="terminals", expected="bool per row",
+                         got=array[bad][:8].tolist())
+    return array.astype(bool)
+
+
+def terminal_rows(value: object, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(terminals, bad)``: ``count`` terminals as they came (booleans or numbers) and which rows are not a boolean
+    or 0/1; a SpaceError for what no row can fix (strings, another count)."""
     try:
         array = np.asarray(value)
     except (ValueError, TypeError) as error:
         raise SpaceError(f"terminals are not an array: {error}", argument="terminals") from None
-    if array.dtype.kind not in "biuf" or (array.dtype.kind != "b" and not np.all((array == 0) | (array == 1))):
+    if array.dtype.kind not in "biuf":
         raise SpaceError("terminals are booleans (or 0/1)", argument="terminals", expected="bool per row",
                          got=f"{array.dtype} {array.reshape(-1)[:8].tolist()}")
-    return per_row(array, count, bool, "terminals")
+    array = per_row(array, count, array.dtype, "terminals")
+    bad = np.zeros(count, bool) if array.dtype.kind == "b" else ~((array == 0) | (array == 1))
+    return array, bad
 
 
 def finite_per_row(value: object, count: int, argument: str) -> np.ndarray:
@@ -75,25 +99,43 @@ def per_row(value: object, count: int, dtype: Any, argument: str) -> np.ndarray:
     return array.reshape(count)
 
 
+@contextmanager
+def batch_key(key: str) -> Iterator[None]:
+    """SpaceErrors inside name the update's ``batch`` argument and the key path in it (``key``, then the leaf's)."""
+    try:
+        yield
+    except SpaceError as error:
+        error.argument, error.key_path = "batch", nest.join(key, error.key_path) if error.key_path else key
+        raise
+
+
 def checked_transition_batch(batch: Mapping[str, object], state_space: Space, action_space: Space,
                              float_action_bounds: bool) -> dict[str, object]:
     """An outside update batch (``states``, ``actions``, ``rewards``, ``terminals``, ``next_states``, optionally
     ``importance_weights``; states as the memory holds them) checked row by row; rewards, terminals and weights
     come back as arrays of their dtypes."""
-    try:
-        states = {key: np.asarray(leaf) for key, leaf in state_space.flatten(batch["states"]).items()}
-    except (ValueError, TypeError, KeyError) as error:
-        raise SpaceError(f"states are not values of the state space: {error}", argument="states") from None
+    with batch_key("states"):
+        try:
+            states = {key: np.asarray(leaf) for key, leaf in state_space.flatten(batch["states"]).items()}
+        except (ValueError, TypeError, KeyError) as error:
+            raise SpaceError(f"states are not values of the state space: {error}") from None
     count = len(next(iter(states.values()))) if np.ndim(next(iter(states.values()))) else 0
-    check_rows(batch["states"], state_space, count, "states", float_bounds=False)
-    check_rows(batch["next_states"], state_space, count, "next_states", float_bounds=False)
-    try:
-        actions = nest.map_structure(np.asarray, batch["actions"])
-    except (ValueError, TypeError) as error:  # ragged lists
-        raise SpaceError(f"actions are not arrays: {error}", argument="actions") from None
-    check_rows(actions, action_space, count, "actions", float_bounds=float_action_bounds)
-    checked = {**batch, "actions": actions, "rewards": finite_per_row(batch["rewards"], count, "rewards"),
-               "terminals": terminals_of(batch["terminals"], count)}
+    for key in ("states", "next_states"):
+        with batch_key(key):
+            check_rows(batch[key], state_space, count, key, float_bounds=False)
+    with batch_key("actions"):
+        try:
+            actions = nest.map_structure(np.asarray, batch["actions"])
+        except (ValueError, TypeError) as error:  # ragged lists
+            raise SpaceError(f"actions are not arrays: {error}") from None
+        check_rows(actions, action_space, count, "actions", float_bounds=float_action_bounds)
+    checked = {**batch, "actions": actions}
+    with batch_key("rewards"):
+        checked["rewards"] = finite_per_row(batch["rewards"], count, "rewards")
+    with batch_key("terminals"):
+        checked["terminals"] = terminals_of(batch["terminals"], count)
     if batch.get("importance_weights") is not None:
-        checked["importance_weights"] = finite_per_row(batch["importance_weights"], count, "importance_weights")
+        with batch_key("importance_weights"):
+            checked["importance_weights"] = finite_per_row(batch["importance_weights"], count,
+                                                           "importance_weights")
     return checked

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from rlworkbench.agents.preprocessing_root import PreprocessingRoot
@@ -9,6 +10,7 @@ from rlworkbench.agents.protocols import Arrays
 from rlworkbench.components.policies.policy import Policy
 from rlworkbench.core.decorators import api
 from rlworkbench.core.ops import Tensor
+from rlworkbench.spaces import Space
 
 
 class PolicyActingRoot(PreprocessingRoot):
@@ -39,6 +41,13 @@ class PolicyActing:
     :class:`PolicyActingRoot`: exploring samples from the policy, greedy acting takes its deterministic action."""
 
     api: Any
+    root: Any
+
+    @functools.cached_property
+    def sampled_action_space(self) -> Space:
+        """The space of the actions the policy samples: float bounds only where its distribution keeps them
+        (what an outside batch's actions are checked against: a normal's raw samples may leave the action box)."""
+        return self.root.policy.sample_space()
 
     def _act(self, states: Arrays, explore: bool) -> tuple[Arrays, Arrays]:
         if explore:

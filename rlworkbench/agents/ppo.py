@@ -21,12 +21,12 @@ from rlworkbench.agents.ppo_graph import PPOGraph, RecurrentPPOGraph
 from rlworkbench.agents.ppo_rollout import Rollout, RolloutBuffer
 from rlworkbench.agents.protocols import Arrays
 from rlworkbench.agents.registry import register_agent
+from rlworkbench.agents.sequence_checks import checked_sequences
 from rlworkbench.agents.transitions import check_batch_keys
 from rlworkbench.components.helpers.gae import GAE
 from rlworkbench.components.losses.ppo_loss import PPOLoss
 from rlworkbench.components.policies.recurrent_policy import RecurrentPolicy
 from rlworkbench.core.builder import OutputSpaceOf
-from rlworkbench.errors import SpaceError
 from rlworkbench.spaces import BoolBox, FloatBox, Space
 
 BATCH_KEYS = ("states", "actions", "rewards", "terminals", "next_states")
@@ -112,15 +112,19 @@ class PPOAgent(PolicyActing, Agent):
         due = self.config["update"]["rollout_length"] * max(len(self.env_ids_seen), 1)
         return self.buffer.size >= due
 
-    def update(self, batch: Mapping[str, Arrays] | None = None) -> dict[str, float]:
+    def update(self, batch: Mapping[str, Arrays] | None = None, out_of_bounds: str | None = None,
+               ) -> dict[str, float]:
         """Learns from the collected rollout (then empties the buffer), or from ``batch``: a rollout given from
         outside as batch-major sequences, one row per environment — keys ``states``, ``actions``, ``rewards``,
         ``terminals``, ``next_states``, each shaped ``(num_envs, length, ...)``, raw states as ``observe`` takes
-        them. Returns means over the gradient steps of ``loss``, ``policy_loss``, ``value_loss``, ``entropy``,
-        ``approx_kl``, ``clip_fraction`` and ``grad_norm`` (before clipping), plus ``explained_variance`` of the
-        rollout's values, ``rollout_steps`` and ``gradient_steps``."""
+        them — checked before anything changes (:mod:`~rlworkbench.agents.sequence_checks`); float actions outside
+        the bounds of a bounded distribution are refused, or clipped with ``out_of_bounds="clip"`` (default: the
+        config's ``execution/out_of_bounds``, else ``"refuse"``). Returns means over the gradient steps of
+        ``loss``, ``policy_loss``, ``value_loss``, ``entropy``, ``approx_kl``, ``clip_fraction`` and ``grad_norm``
+        (before clipping), plus ``explained_variance`` of the rollout's values, ``rollout_steps`` and
+        ``gradient_steps``."""
         self._require_built("update")
-        rollout = self.buffer.rollout() if batch is None else self._external_rollout(batch)
+        rollout = self.buffer.rollout() if batch is None else self._external_rollout(batch, out_of_bounds)
         metrics = self._learn(rollout)
         if batch is None:
             self.buffer.clear()
@@ -187,16 +191,13 @@ class PPOAgent(PolicyActing, Agent):
             bootstrap_values=np.zeros(len(rollout.index), dtype=np.float32))
         return rollout.unpadded(advantages), rollout.unpadded(targets)
 
-    def _external_rollout(self, batch: Mapping[str, Any]) -> Rollout:
+    def _external_rollout(self, batch: Mapping[str, Any], out_of_bounds: str | None = None) -> Rollout:
         check_batch_keys(batch, BATCH_KEYS)
-        rewards = np.asarray(batch["rewards"], dtype=np.float32)
-        if rewards.ndim != 2:
-            raise SpaceError("an update batch holds sequences: (num_envs, length) rewards", argument="batch",
-                             key_path="rewards", expected="2 dims", got=f"shape {rewards.shape}")
-        flat = {key: self.state_space.flatten(nest.map_structure(np.asarray, batch[key]))
-                for key in ("states", "next_states")}
-        actions = self.action_space.flatten(nest.map_structure(np.asarray, batch["actions"]))
-        terminals = np.asarray(batch["terminals"], dtype=bool)
+        batch = checked_sequences(batch, self.state_space, self.sampled_action_space,
+                                  self.input_choice("out_of_bounds", out_of_bounds))
+        rewards, terminals = batch["rewards"], batch["terminals"]
+        flat = {key: self.state_space.flatten(batch[key]) for key in ("states", "next_states")}
+        actions = self.action_space.flatten(batch["actions"])
         buffer = RolloutBuffer()
         num_envs, length = rewards.shape
         for t in range(length):

@@ -24,6 +24,7 @@ from rlworkbench import nest
 from rlworkbench.agents.agent import PREPROCESSED
 from rlworkbench.agents.impala import ImpalaAgent, SequenceContext
 from rlworkbench.agents.impala_graph import ImpalaGraph
+from rlworkbench.agents.input_checks import batch_key, check_rows
 from rlworkbench.agents.ppo import BATCH_KEYS, PPOAgent
 from rlworkbench.agents.ppo_graph import PPOGraph
 from rlworkbench.agents.ppo_rollout import Rollout
@@ -83,6 +84,19 @@ class RecurrentLearning(RecurrentActing):
                                            np.zeros((len(rows), 1), bool))
         return np.asarray(values, np.float32)[:, 0]
 
+    def _checked_state(self, given: object, rows: int) -> State:
+        """An outside batch's ``internal_states``: ``rows`` finite rows of the policy's recurrent state."""
+        with batch_key("internal_states"):
+            if not isinstance(given, (tuple, list)):
+                raise SpaceError("a recurrent state is a tuple (h, c) of arrays", expected="(h, c)",
+                                 got=type(given).__name__)
+            try:
+                state = tuple(np.asarray(leaf, np.float32) for leaf in given)
+            except (ValueError, TypeError) as error:
+                raise SpaceError(f"a recurrent state is arrays of numbers: {error}") from None
+            check_rows(state, self.internal_state_space.strip_ranks(), rows, "internal_states", float_bounds=False)
+        return state
+
     def reset(self) -> None:
         super().reset()  # type: ignore[misc]  # the agent class's
         self.row_states.clear()
@@ -134,27 +148,28 @@ class RecurrentPPOAgent(RecurrentLearning, PPOAgent):
     def wants_update(self) -> bool:
         return self.sequences.ready(self.config["update"]["rollout_length"])
 
-    def update(self, batch: Mapping[str, Arrays] | None = None) -> dict[str, float]:
+    def update(self, batch: Mapping[str, Arrays] | None = None, out_of_bounds: str | None = None,
+               ) -> dict[str, float]:
         """Learns from ``rollout_length`` collected steps of every environment, or from ``batch``: sequences as
         :meth:`PPOAgent.update` takes them, plus ``internal_states`` (the state each row starts from; left out:
         zeros)."""
         self._require_built("update")
         length = self.config["update"]["rollout_length"]
-        sequences = self.sequences.take(length) if batch is None else self._external(batch)
+        sequences = self.sequences.take(length) if batch is None else self._external(batch, out_of_bounds)
         metrics = self._learn(self._rollout(sequences))
         self.updates += 1
         return metrics
 
-    def _external(self, batch: Mapping[str, Arrays]) -> Sequences:
+    def _external(self, batch: Mapping[str, Arrays], out_of_bounds: str | None) -> Sequences:
         check_batch_keys(batch, BATCH_KEYS, optional=("internal_states",))
-        rollout = self._external_rollout({key: batch[key] for key in BATCH_KEYS})  # checked, starts found
+        rollout = self._external_rollout({key: batch[key] for key in BATCH_KEYS}, out_of_bounds)  # checked
         num_envs, length = np.asarray(batch["rewards"]).shape
         if length % self.sequence_length:
             raise SpaceError("a batch's sequences tile into sequence_length steps", argument="batch",
                              key_path="rewards", expected=f"a length divisible by {self.sequence_length}",
                              got=f"length {length}")
         given = batch.get("internal_states")
-        initial = self.initial_state(num_envs) if given is None else tuple(np.asarray(s, np.float32) for s in given)
+        initial = self.initial_state(num_envs) if given is None else self._checked_state(given, num_envs)
         starts = np.ones((num_envs, length), bool)
         starts[:, 1:] = ~rollout.continues.reshape(num_envs, length)[:, :-1]
         flat = lambda value: {key: leaf.reshape(num_envs, length, *leaf.shape[1:]) for key, leaf in value.items()}  # noqa: E731
@@ -240,7 +255,7 @@ class RecurrentImpalaAgent(RecurrentLearning, ImpalaAgent):
 
     def _context(self, initial_states: Sequence[np.ndarray] | None, resets: np.ndarray) -> SequenceContext:
         initial = (self.initial_state(len(resets)) if initial_states is None
-                   else tuple(np.asarray(leaf, np.float32) for leaf in initial_states))
+                   else self._checked_state(initial_states, len(resets)))
         return initial, resets
 
     def _values_after(self, states: Arrays, next_states: Arrays, rows: np.ndarray,

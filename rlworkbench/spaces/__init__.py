@@ -1,6 +1,15 @@
 """Spaces: what values look like, with optional batch and time ranks (numpy and gymnasium only)."""
 
-from rlworkbench.spaces.box import BoolBox, BoxSpace, FloatBox, IntBox, NumericBox, TextBox, float_bounds_relaxed
+from rlworkbench.spaces.box import (
+    BoolBox,
+    BoxSpace,
+    FloatBox,
+    IntBox,
+    NumericBox,
+    TextBox,
+    float_bounds_relaxed,
+    values_unchecked,
+)
 from rlworkbench.spaces.coerce import as_space, is_gymnasium_space, refuse_zero_size
 from rlworkbench.spaces.containers import ContainerSpace, Dict, Tuple
 from rlworkbench.spaces.space import Space
@@ -22,6 +31,7 @@ __all__ = [
     "is_gymnasium_space",
     "refuse_zero_size",
     "to_gymnasium",
+    "values_unchecked",
 ]
 
 

@@ -67,7 +67,8 @@ class BoxSpace(Space):
             raise SpaceError(f"{type(self).__name__} value has the wrong dtype", key_path=key_path or None,
                              expected=self._dtype, got=array.dtype)
         self.check_shape(array.shape, key_path)
-        self._check_bounds(array, key_path)
+        if not _VALUES_UNCHECKED.get():
+            self._check_bounds(array, key_path)
 
     def check_shape(self, shape: tuple[int, ...], key_path: str = "") -> None:
         extra = len(shape) - len(self._shape)
@@ -192,6 +193,21 @@ def float_bounds_relaxed(relaxed: bool = True) -> Iterator[None]:
         yield
     finally:
         _FLOAT_BOUNDS_RELAXED.reset(token)
+
+
+_VALUES_UNCHECKED: ContextVar[bool] = ContextVar("rlworkbench_values_unchecked", default=False)
+
+
+@contextmanager
+def values_unchecked() -> Iterator[None]:
+    """Inside, ``check`` checks the form of a value only — structure, dtypes, shapes — and none of its numbers
+    (bounds, finiteness) or texts: what is wrong with a batch as a whole, apart from what is wrong with some of its
+    rows (``observe(..., on_bad="skip")`` drops those)."""
+    token = _VALUES_UNCHECKED.set(True)
+    try:
+        yield
+    finally:
+        _VALUES_UNCHECKED.reset(token)
 
 
 class FloatBox(NumericBox):

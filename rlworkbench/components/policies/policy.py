@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from rlworkbench.components.distributions import Distribution, distribution_for
 from rlworkbench.components.helpers.container_splitter import ContainerSplitter
@@ -17,7 +17,7 @@ from rlworkbench.core.decorators import api, graph_fn
 from rlworkbench.core.ops import Tensor
 from rlworkbench.core.space_inference import structure_to_space
 from rlworkbench.errors import ConfigError
-from rlworkbench.spaces import ContainerSpace, Space, as_space, refuse_zero_size
+from rlworkbench.spaces import ContainerSpace, FloatBox, Space, as_space, refuse_zero_size
 
 DistributionSpec = str | Mapping[str, Any] | Distribution | None
 
@@ -83,6 +83,13 @@ class Policy(Component):
         states = input_spaces.get("states")
         if states is not None:
             refuse_zero_size(states, "states", "a policy")
+
+    def sample_space(self) -> Space:
+        """The space of the actions this policy samples: the action space, except that a float leaf keeps its
+        bounds only where its distribution does (squashed_normal, beta; a normal's samples are unbounded)."""
+        leaves = [self.distributions[key].value_leaf(leaf.shape) if isinstance(leaf, FloatBox) else cast(Space, leaf)
+                  for key, leaf in self.action_space.flatten().items()]
+        return _nested_space(self, *leaves) if self.is_container else leaves[0]
 
     def make_adapter(self, space: Space, distribution: Distribution, name: str) -> Component:
         """The adapter for one leaf (subclasses may give their own, with the same ``get_parameters`` API)."""
