@@ -1,4 +1,5 @@
-"""The ``rlworkbench`` command line (argparse): ``demo``, ``train``, ``graph``; cluster runs: ``submit``, ``runs``."""
+"""The ``rlworkbench`` command line (argparse): ``demo``, ``train``, ``resume``, ``graph``; cluster runs: ``submit``,
+``runs``."""
 
 from __future__ import annotations
 
@@ -45,6 +46,14 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--no-progress", action="store_true", help="no progress bar")
     train.add_argument("--threads", type=_positive_int, default=1,
                        help="intra-op threads of the backend (default 1: fastest for small RL batches)")
+    resume = commands.add_parser("resume", help="go on with a stopped, failed or orphaned run",
+                                 description="Go on with a run started by promote() from its newest complete "
+                                             "checkpoint, in the same run directory and runs-panel record, on its "
+                                             "target and settings (run.json); waits until it ends.")
+    resume.add_argument("run", help="the run directory, or the run's id in the runs panel")
+    resume.add_argument("--timesteps", type=_positive_int, default=None,
+                        help="the run's total env steps (default: as it was started; more extends a finished run)")
+    resume.add_argument("--no-progress", action="store_true", help="no progress bar")
     from rlworkbench.visualize.cli_graph import add_parser as add_graph_parser
 
     add_graph_parser(commands)
@@ -61,7 +70,8 @@ def main(argv: list[str] | None = None) -> None:
 
     parser = build_parser()
     args = parser.parse_args(argv)
-    command = {"demo": _demo, "train": _train, "graph": _graph, "submit": _cluster, "runs": _cluster}[args.command]
+    command = {"demo": _demo, "train": _train, "resume": _resume, "graph": _graph, "submit": _cluster,
+               "runs": _cluster}[args.command]
     try:
         status = command(args)
     except (RLWorkbenchError, OSError) as error:
@@ -88,6 +98,22 @@ def _train(args: argparse.Namespace) -> int:
     print(f"run directory: {result.run_dir}")
     print(f"final checkpoint: {result.checkpoint}")
     return 0
+
+
+def _resume(args: argparse.Namespace) -> int:
+    from rlworkbench.workbench import promote
+
+    more = {} if args.timesteps is None else {"timesteps": args.timesteps}
+    run = promote(resume=args.run, progress=not args.no_progress, **more)
+    print(f"resuming run {run.id} in {run.logdir} from {run.spec.context.resume_from}", flush=True)
+    try:
+        run.wait()
+    except KeyboardInterrupt:  # Ctrl-C: stop with a final checkpoint
+        run.stop()
+    finally:
+        run.heartbeat.close()  # its final record written before this process ends (else it would read orphaned)
+    print(f"run {run.id}: {run.state} at {run.timesteps} env steps; checkpoint {run.checkpoint}")
+    return 0 if run.state in ("finished", "stopped") else 1
 
 
 def _cluster(args: argparse.Namespace) -> int:

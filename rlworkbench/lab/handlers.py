@@ -1,8 +1,9 @@
 """The server extension's handlers: the runs list (this machine's run records, experiments' records apart, and,
 when ``RLWORKBENCH_CLUSTER_ADDRESS`` is set, that cluster's rlworkbench jobs), a stop request (a run or an
-experiment), TensorBoard for a run, a component graph drawn from a config or a run, and a few runs side by side
-(curves, config diff), a Ray run's dataflow drawing — each ``@tornado.web.authenticated``, so a request without
-the server's token or cookie gets 403."""
+experiment), a resume (a stopped, failed or orphaned run, in a process of its own), TensorBoard for a run, a
+component graph drawn from a config or a run, and a few runs side by side (curves, config diff), a Ray run's
+dataflow drawing — each ``@tornado.web.authenticated``, so a request without the server's token or cookie gets
+403."""
 
 from __future__ import annotations
 
@@ -88,6 +89,26 @@ class StopHandler(APIHandler):
             raise tornado.web.HTTPError(404 if "no run" in error.message else 409,
                                         reason=f"{type(error).__name__}: {error}") from None
         self.finish(json.dumps({"id": record["id"], "stop_requested": True}))
+
+
+class ResumeHandler(APIHandler):
+    @tornado.web.authenticated
+    def post(self, run_id: str) -> None:
+        """Goes on with a stopped, failed or orphaned run of this machine from its newest complete checkpoint, in a
+        process of its own (``rlworkbench resume``; its output in ``<run dir>/resume.log``); the run's record goes
+        live again under the same id. 404: no such run; 409: live, a cluster job, or nothing to resume from."""
+        from rlworkbench.workbench.resume import launch_resume, resumable
+
+        record = _record(run_id)
+        logdir = absolute_path(record, "logdir", _root(self))
+        if not logdir or not Path(logdir).is_dir():
+            raise tornado.web.HTTPError(404, reason=f"the run's folder {logdir} is not on this machine")
+        try:
+            checkpoint = resumable(record, Path(logdir))
+        except RLWorkbenchError as error:
+            raise tornado.web.HTTPError(409, reason=f"{type(error).__name__}: {error}") from None
+        process = launch_resume(Path(logdir), record.get("cwd"))
+        self.finish(json.dumps({"id": run_id, "resuming": True, "pid": process.pid, "checkpoint": str(checkpoint)}))
 
 
 _TENSORBOARDS: dict[str, TensorBoardServer] = {}  # run id → its TensorBoard server (one per run, reused)
@@ -249,6 +270,7 @@ def add_handlers(web_app: tornado.web.Application) -> None:
     web_app.add_handlers(".*$", [
         (url_path_join(base, "runs"), RunsHandler),
         (url_path_join(base, r"runs/([0-9a-f]+)/stop"), StopHandler),
+        (url_path_join(base, r"runs/([0-9a-f]+)/resume"), ResumeHandler),
         (url_path_join(base, r"runs/([0-9a-f]+)/tensorboard"), TensorBoardHandler),
         (url_path_join(base, "graph"), GraphHandler),
         (url_path_join(base, "compare"), CompareHandler),

@@ -12,7 +12,11 @@ past it (the work the crash cost).
 from __future__ import annotations
 
 import json
+import os
 import re
+import socket
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -25,6 +29,8 @@ from rlworkbench.workbench.run_result import RUN_FILE
 from rlworkbench.workbench.run_spec import RunContext, RunSpec, make_spec
 
 RUN_ID = re.compile(r"[0-9a-f]{12}")
+RESUME_LOG = "resume.log"  #: what a resume started in a process of its own prints, in the run directory
+_LAUNCHED: list[subprocess.Popen[bytes]] = []  # resumes this process started (reaped as later ones start)
 
 
 def resume_spec(resume: Any, prototype: Any = None, to: str | None = None,
@@ -52,6 +58,7 @@ def resume_spec(resume: Any, prototype: Any = None, to: str | None = None,
         given.pop("backend", None)  # an agent knows its own
     spec = make_spec(prototype, **given)
     spec.name = description.get("name") or spec.name
+    spec.source = description.get("source") or spec.source  # the notebook that started it, not the resumer
     run_id = description.get("run_id") or (record or {}).get("id")
     saved = read_progress(checkpoint)
     seen = int((record or {}).get("timesteps") or saved.timesteps)
@@ -92,11 +99,21 @@ def _run_dir_and_record(resume: Any) -> tuple[Path, dict[str, Any] | None]:
     if not run_dir.is_dir():
         raise ConfigError("the run directory is not here", argument="resume", expected="an existing directory",
                           got=str(run_dir))
-    if record is not None and record.get("state") in LIVE_STATES:
+    if record is not None and record.get("state") in LIVE_STATES and not _ended_here(record, run_dir):
         raise ConfigError("this run is still going (its process publishes its record): stop it first, or wait "
                           "until it ends", argument="resume", expected=f"a finished, stopped, failed or {ORPHANED} run",
                           got=f"{record['id']} ({record['state']})")
     return run_dir, record
+
+
+def _ended_here(record: dict[str, Any], run_dir: Path) -> bool:
+    """Whether a record that still reads live is of a run of this process that has ended (its last record is a
+    beat behind)."""
+    from rlworkbench.workbench.targets.threaded import live_runs
+
+    if record.get("pid") != os.getpid() or record.get("host") != socket.gethostname():
+        return False
+    return not any(Path(run.logdir).absolute() == run_dir for run in live_runs())
 
 
 def _record_of(run_dir: Path, records: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -105,3 +122,32 @@ def _record_of(run_dir: Path, records: list[dict[str, Any]]) -> dict[str, Any] |
         if record.get("logdir") and Path(str(record["logdir"])).absolute() == run_dir:
             return record
     return None
+
+
+def resumable(record: dict[str, Any], run_dir: Path) -> Path:
+    """The checkpoint a resume of ``record``'s run would start from; ConfigError if it is live or a cluster job,
+    CheckpointError if it has none."""
+    if record.get("state") in LIVE_STATES:
+        raise ConfigError("this run is still going", argument="resume",
+                          expected=f"a finished, stopped, failed or {ORPHANED} run", got=str(record.get("state")))
+    if record.get("submission_id"):
+        raise ConfigError("a cluster job is resumed from its notebook (promote(resume=...) on this machine's Ray)",
+                          argument="resume", expected="a run of this machine", got=str(record["submission_id"]))
+    if record.get("experiment"):
+        raise ConfigError("an experiment's trial run goes on with its experiment (Experiment.resume())",
+                          argument="resume", expected="a run of its own", got=str(record["experiment"]))
+    return newest_resume_point(run_dir)
+
+
+def launch_resume(run_dir: Path, cwd: str | Path | None = None) -> subprocess.Popen[bytes]:
+    """Starts ``rlworkbench resume <run_dir>`` in a process of its own (its own session: it outlives the caller,
+    a Jupyter server, say), printing into ``<run_dir>/resume.log``; the resumed run publishes the same record."""
+    for process in list(_LAUNCHED):
+        if process.poll() is not None:  # reaped: no zombie left behind
+            _LAUNCHED.remove(process)
+    with (Path(run_dir) / RESUME_LOG).open("ab") as log:
+        process = subprocess.Popen([sys.executable, "-m", "rlworkbench.cli", "resume", str(run_dir), "--no-progress"],
+                                   stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                   cwd=cwd if cwd and Path(cwd).is_dir() else None, start_new_session=True)
+    _LAUNCHED.append(process)
+    return process

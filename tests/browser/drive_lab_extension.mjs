@@ -2,7 +2,7 @@
 // runs panel from its sidebar tab, run a notebook (in a subfolder of the server's root) that promotes a short run
 // and a long one of another config, time the cell until its live widget shows, watch the short one appear,
 // progress and finish in the panel, open its TensorBoard (the dashboard must show the run's scalars) and its Folder
-// (the file browser must list the run directory), press Stop on the long one. Screenshots of the panel. The server runs
+// (the file browser must list the run directory), press Stop on the long one, then Resume on it (and Stop again). Screenshots of the panel. The server runs
 // with expose_app_in_browser, so the driver reaches JupyterLab's commands as window.jupyterapp. (The component-
 // graph viewer has its own driver, drive_lab_graph_viewer.mjs.)
 //
@@ -25,6 +25,7 @@ function cards() {
     value: Number(card.querySelector('progress')?.value ?? 0),
     max: Number(card.querySelector('progress')?.max ?? 0),
     stop: Boolean(card.querySelector('.rlwb-stop')),
+    resume: card.querySelector('.rlwb-resume')?.innerText ?? null,
     title: card.querySelector('.rlwb-run-title')?.innerText ?? '',
     folder: card.querySelector('.rlwb-folder')?.title ?? '',
     identity: card.querySelector('.rlwb-identity')?.innerText ?? '',
@@ -125,6 +126,21 @@ async function run(page) {
   result.long_run.push(card.value.find((c) => c.id === longId));
   result.notebook_text = (await page.evaluate(notebookText)).slice(-1500);
   mark('long_run_stopped');
+
+  // Resume on the stopped run: the server goes on with it in a process of its own; the same card goes live again
+  // (same id), and Stop stops the resumed part too.
+  await page.locator(`#rlworkbench-runs .rlwb-run[data-run-id="${longId}"] .rlwb-resume`).click();
+  log('resume clicked');
+  const resumed = await poll(page, cards, (now) => now.some((c) => c.id === longId && c.state === 'running' &&
+    c.stop && c.value > card.value.find((s) => s.id === longId).value), t.long_run);
+  result.resumed_run = resumed.value.find((c) => c.id === longId) ?? null;
+  if (resumed.ok) {
+    await page.locator(`#rlworkbench-runs .rlwb-run[data-run-id="${longId}"] .rlwb-stop`).click();
+    const again = await poll(page, cards, (now) => now.some((c) => c.id === longId && c.state === 'stopped'),
+      t.long_run);
+    result.stopped_again = again.value.find((c) => c.id === longId) ?? null;
+  }
+  mark('long_run_resumed');
   await page.evaluate(() => document.querySelector('.jp-NotebookPanel .widget-hprogress')
     ?.closest('.jp-Cell')?.scrollIntoView({ block: 'start' }));
   result.screenshot_panel = await shot(page, cfg.screenshots.panel);
@@ -136,9 +152,12 @@ async function openTensorBoard(page, runId) {
   await page.locator(`#rlworkbench-runs .rlwb-run[data-run-id="${runId}"] .rlwb-tensorboard`).click();
   await page.waitForSelector(`#rlworkbench-tensorboard-${runId} iframe`, { timeout: t.tensorboard });
   const src = await page.locator(`#rlworkbench-tensorboard-${runId} iframe`).getAttribute('src');
-  const frame = page.frames().find((f) => f.url().startsWith(src));
-  if (!frame) throw new Error(`no TensorBoard frame for ${src}`);
   const deadline = Date.now() + t.tensorboard;
+  let frame = null; // the iframe element shows before its frame navigates (a loaded machine: seconds)
+  while (!(frame = page.frames().find((f) => f.url().startsWith(src))) && Date.now() < deadline) {
+    await page.waitForTimeout(250);
+  }
+  if (!frame) throw new Error(`no TensorBoard frame for ${src}`);
   const seen = { url: src };
   while (Date.now() < deadline) {
     seen.no_dashboards = await frame.getByText('No dashboards are active').count();

@@ -3,11 +3,13 @@ sidebar tab; a notebook in a subfolder (``notebooks/``, as the repository ships 
 live widget (heading with the run's short id, Stop, Save figure) shows in the notebook, and which appears,
 progresses and finishes in the panel; its TensorBoard shows the run's scalars and its Folder lists the run
 directory; a long run of another config reads differently and Stop on it stops it (the notebook's ``run.state``
-says ``stopped``). Screenshots: test-artifacts/browser/lab-runs-panel.png, lab-runs-tensorboard.png.
+says ``stopped``); Resume on the stopped run goes on with it in a process of its own, under the same card, and Stop
+stops that part too. Screenshots: test-artifacts/browser/lab-runs-panel.png, lab-runs-tensorboard.png.
 (The component-graph viewer has its own test, test_browser_lab_graph_viewer.py.)"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -61,4 +63,11 @@ def test_runs_panel(jupyter_lab, run_driver, installed_extension):
     assert not [error for error in result["console_errors"] if "api/contents" in error], report
     assert result["long_run"][-1]["state"] == "stopped" and result["notebook_saw_stopped"], report
     assert "LONG STATE stopped" in result["notebook_text"], report
+    stopped, resumed, again = result["long_run"][-1], result["resumed_run"], result["stopped_again"]
+    assert stopped["resume"] == "Resume" and resumed and resumed["value"] > stopped["value"], report
+    assert again and again["state"] == "stopped" and again["resume"] == "Resume", report  # the resumed part stops
+    long_dir = Path(result["long_card"]["folder"])
+    resumes = json.loads((long_dir / "run.json").read_text())["resumes"]
+    assert [r["state_before"] for r in resumes] == ["stopped"] and resumes[0]["checkpoint"] == "final", report
+    assert "resuming run" in (long_dir / "resume.log").read_text(), report
     assert Path(result["screenshot_panel"]).stat().st_size > 10_000, report

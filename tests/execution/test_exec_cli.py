@@ -138,3 +138,22 @@ def test_cli_trains_dqn_from_a_config_file_on_tf(tmp_path):
     logdir = tmp_path / "runs"
     _check_dqn_run(_train_cli(str(path), "tf", logdir, 400), logdir)
     assert _run_dir(logdir).name.startswith("small_dqn-CartPole-v1-tf-")
+
+
+def test_cli_resume_goes_on_with_a_stopped_run_and_says_why_it_cannot(tmp_path, capsys, monkeypatch):
+    from rlworkbench.workbench import promote
+    from tests.workbench.run_helpers import small_dqn, wait_until
+
+    monkeypatch.setenv("RLWORKBENCH_RUNS_DIR", str(tmp_path / "records"))
+    run = promote(small_dqn(), timesteps=10**6, logdir=tmp_path / "runs", seed=0)
+    wait_until(lambda: run.timesteps > 300, 60, "300 env steps")
+    run.stop()
+    stopped_at = run.timesteps
+    cli.main(["resume", str(run.logdir), "--timesteps", str(stopped_at + 400), "--no-progress"])
+    out = capsys.readouterr().out
+    assert f"resuming run {run.id}" in out and f"run {run.id}: finished at {stopped_at + 400}" in out
+    updates = pd.read_csv(run.logdir / "updates.csv")
+    assert updates["timesteps_total"].iloc[-1] == stopped_at + 400 and updates["update"].is_unique
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["resume", str(tmp_path / "records")])  # not a run directory
+    assert exit_info.value.code == 2 and "rlworkbench resume: error: ConfigError" in capsys.readouterr().err

@@ -1,6 +1,6 @@
-"""rlworkbench's Jupyter Server extension on a real server: the runs list from the runs directory, stop requests
-that reach a run in this process, TensorBoard for a run, the component graph of a config file or a run — and every
-route refused without the server's token."""
+"""rlworkbench's Jupyter Server extension on a real server: the runs list from the runs directory, stop requests that
+reach a run in this process, resumes refused for live runs and runs without a checkpoint, TensorBoard for a run, the
+component graph of a config file or a run — and every route refused without the server's token."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ def listed(lab_server, run):
 
 
 @pytest.mark.parametrize(("method", "path"), [("get", "runs"), ("post", "runs/0123456789ab/stop"),
+                                              ("post", "runs/0123456789ab/resume"),
                                               ("post", "runs/0123456789ab/tensorboard"),
                                               ("get", "graph?path=x.json"),
                                               ("get", "compare?runs=0123456789ab,0123456789ac")])
@@ -38,12 +39,18 @@ def test_runs_are_listed_live_and_stopped_from_the_server(lab_server, runs_here)
     assert record["timesteps"] == 800 and record["logdir_in_root"] == f"runs/{finished.logdir.name}"
     going = promote(small_dqn(), timesteps=10**7, logdir=logdir, seed=1)
     wait_until(lambda: (r := listed(lab_server, going)) and r["timesteps"] > 0, 60, "a running record")
+    live = lab_server.post(f"runs/{going.id}/resume")
+    assert live.status_code == 409 and "still going" in live.reason  # a live run is not resumed twice
     assert lab_server.post(f"runs/{going.id}/stop").json() == {"id": going.id, "stop_requested": True}
     going.execution.join(30)
     assert going.state == "stopped"
     wait_until(lambda: listed(lab_server, going)["state"] == "stopped", 10, "the stopped record")
     assert lab_server.post(f"runs/{going.id}/stop").status_code == 409  # not going any more
     assert lab_server.post("runs/0123456789ab/stop").status_code == 404
+    assert lab_server.post("runs/0123456789ab/resume").status_code == 404
+    (finished.logdir / "checkpoints" / "final" / "progress.json").unlink()  # nothing left to go on from
+    nothing = lab_server.post(f"runs/{finished.id}/resume")
+    assert nothing.status_code == 409 and "CheckpointError" in nothing.reason
 
     board = lab_server.post(f"runs/{finished.id}/tensorboard")
     assert board.status_code == 200, board.text

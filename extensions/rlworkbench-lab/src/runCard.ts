@@ -1,10 +1,12 @@
 // One run's card in the runs panel: a checkbox (select it for Compare), state, which config on which env and
 // target, its short id and the notebook it came from, a start phase while it has not stepped yet, progress,
-// steps/s, recent returns (each explained in a tooltip), and Stop / TensorBoard / Graph / Dataflow (Ray runs whose
+// steps/s, recent returns (each explained in a tooltip), and Stop (live runs) or Resume (stopped, failed or
+// orphaned runs of this machine) / TensorBoard / Graph / Dataflow (Ray runs whose
 // folder holds a dataflow.json) / Folder (disabled, with a note, when the run's folder is outside the server's root). An experiment's trial run is titled by its seed.
 import { IRunRecord } from './api';
 import { button, clock, element } from './dom';
 import { sparkline } from './sparkline';
+import { RESUMABLE, resumeButton } from './resumeButton';
 import { stopButton } from './stopButton';
 
 export const LIVE = new Set(['starting', 'running']);
@@ -21,6 +23,7 @@ export interface ICardContext {
   actions: IRunActions;
   selected: Set<string>; // run ids ticked for Compare
   stopping: Set<string>; // ids whose Stop was pressed
+  resuming: Set<string>; // ids whose Resume was pressed, until their record is live again
   dataflow: Set<string>; // ids of the runs whose folder holds a dataflow.json
   onSelect(): void; // after a tick changed `selected`
 }
@@ -67,7 +70,13 @@ export function runCard(run: IRunRecord, context: ICardContext): HTMLElement {
     (run.submission_id ? ` · job ${run.submission_id}` : '')));
   const buttons = element('div', 'rlwb-actions');
   if (LIVE.has(run.state)) {
+    context.resuming.delete(run.id);
     buttons.appendChild(stopButton(run.id, context.stopping));
+  } else {
+    context.stopping.delete(run.id); // it stopped: a resumed part gets a fresh Stop
+    if (RESUMABLE.has(run.state) && !run.submission_id && !run.experiment) {
+      buttons.appendChild(resumeButton(run.id, context.resuming));
+    }
   }
   const { actions } = context;
   const folder = button('Folder', 'rlwb-folder', () => actions.openFolder(run.name, run.logdir, run.logdir_in_root));

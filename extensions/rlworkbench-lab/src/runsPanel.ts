@@ -26,7 +26,8 @@ export class RunsPanel extends Widget {
     this.addClass('rlwb-runs-panel');
     this.title.caption = 'rlworkbench runs';
     this.context = {
-      actions, selected: new Set(), stopping: new Set(), dataflow: new Set(), onSelect: () => this.showSelection()
+      actions, selected: new Set(), stopping: new Set(), resuming: new Set(), dataflow: new Set(),
+      onSelect: () => this.showSelection()
     };
     this.status = element('div', 'rlwb-status');
     this.chosen = element('span', 'rlwb-selection');
