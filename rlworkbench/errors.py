@@ -3,7 +3,8 @@
 Every error carries the place it happened — component path, API method or graph function, argument and,
 for nested spaces, the key path — plus what was expected against what came. Context is added as the error
 travels outwards (a space check knows the key path, the executor knows the API method and argument) with
-:meth:`RLWorkbenchError.add_context`, which never overwrites what an inner layer already said.
+:meth:`RLWorkbenchError.add_context`, which never overwrites what an inner layer already said. One warning lives here
+too: :class:`SkippedInput`, for bad input dropped where the caller asked for that instead of an error.
 """
 
 from __future__ import annotations
@@ -129,3 +130,8 @@ class ClusterError(RLWorkbenchError):
 class JobFailed(ClusterError):
     """A cluster job ended in an error that has no type here (or no record of its own): the job's error type,
     message and the last lines of its log."""
+
+
+class SkippedInput(UserWarning):
+    """Bad input an agent dropped instead of refusing it (``observe(..., on_bad="skip")``): said once per kind of
+    fault, and counted."""

@@ -26,8 +26,10 @@ import numpy as np
 from rlworkbench import nest
 from rlworkbench.agents import towers
 from rlworkbench.agents.actor_critic_root import has_recurrent_policy
+from rlworkbench.agents.bad_rows import Transitions, bad_rows
 from rlworkbench.agents.checkpoint import read_checkpoint, write_checkpoint
 from rlworkbench.agents.config import load_config, validate_config
+from rlworkbench.agents.guard_counts import GuardCounts
 from rlworkbench.agents.input_checks import INPUT_CHOICES, check_rows, finite_per_row, terminals_of
 from rlworkbench.agents.preprocessed_states import PreprocessedStates
 from rlworkbench.agents.protocols import Arrays, Mask
@@ -105,6 +107,7 @@ class Agent(abc.ABC):
         self.towers: Any = None  # replica towers of a multi-device build
         self.api: Any = None  # the executor's handle on the root API methods, once built
         self.timesteps = self.updates = self.episodes = 0
+        self.guard_counts = GuardCounts()  # rows observe skipped, optimizer steps the numerical guard refused
         self.episode_tracker = EpisodeTracker()
         self.preprocessed_states = PreprocessedStates()
         self.preprocessor: Component | None = None  # make_root sets it when the config has preprocessing
@@ -286,14 +289,22 @@ class Agent(abc.ABC):
         return states if self.preprocessor is None else self.preprocessed_states.lookup(states)
 
     def observe(self, states: Arrays, actions: Arrays, rewards: Arrays, terminals: Arrays, next_states: Arrays,
-                env_id: int | Sequence[int] | None = None) -> None:
+                env_id: int | Sequence[int] | None = None, on_bad: str | None = None) -> None:
         """Takes one transition per environment (rows of a batch; or one unbatched transition).
 
         ``terminals`` means *terminated*: pass truncated episodes with ``terminals=False`` and the true final
         observation as ``next_states``, so the agent bootstraps from it. ``env_id`` names the environments of the
         rows (default ``0 .. n-1``), for workers that pass a subset of their envs.
+
+        ``on_bad`` says what a bad row does — a state, next state or action outside its space (NaN, infinity, an
+        integer out of range), a reward that is not finite, a terminal that is not a boolean: ``"raise"`` (the
+        default, unless the config's ``execution/on_bad`` says otherwise) refuses the call with a SpaceError;
+        ``"skip"`` drops those rows, warns once per kind of fault (:class:`~rlworkbench.errors.SkippedInput`) and
+        counts them (``observe/skipped`` in the update metrics). A batch that is wrong as a whole (structure,
+        shapes, row counts) is refused either way, and a refused call stores nothing.
         """
         self._require_built("observe")
+        on_bad = self.input_choice("on_bad", on_bad)
         states, single = _as_batch(states, self.state_space, "states")
         next_states, _ = _as_batch(next_states, self.state_space, "next_states")
         count = len(next(iter(self.state_space.flatten(states).values())))
@@ -301,15 +312,23 @@ class Agent(abc.ABC):
             actions = nest.map_structure(lambda a: np.asarray(a)[None] if single else np.asarray(a), actions)
         except (ValueError, TypeError) as error:  # ragged lists
             raise SpaceError(f"actions are not arrays: {error}", argument="actions") from None
-        for argument, value, space in (("states", states, self.state_space), ("next_states", next_states,
-                                       self.state_space), ("actions", actions, self.action_space)):
-            check_rows(value, space, count, argument,  # everything is checked before anything is stored
-                        float_bounds=argument == "actions" and self.float_actions_in_bounds)
-        rewards = finite_per_row(rewards, count, "rewards")
-        terminals = terminals_of(terminals, count)
         env_ids = list(range(count)) if env_id is None else list(np.atleast_1d(env_id).tolist())
         if len(env_ids) != count:
             raise SpaceError("one env_id per row", argument="env_id", expected=count, got=len(env_ids))
+        rows = Transitions(states, actions, rewards, terminals, next_states, env_ids)
+        try:
+            rewards, terminals = self._checked(rows)  # everything is checked before anything is stored
+        except SpaceError:
+            if on_bad == "raise":
+                raise
+            bad, faults = bad_rows(rows, self.state_space, self.action_space, self.float_actions_in_bounds)
+            self.guard_counts.skip(bad, faults)
+            rows = rows.without(bad, self.state_space, self.action_space)
+            if not rows.env_ids:
+                return
+            rewards, terminals = self._checked(rows)  # (what no row is to blame for stays an error)
+        states, actions, next_states, env_ids = rows.states, rows.actions, rows.next_states, rows.env_ids
+        count = len(env_ids)
         preprocessed = self.preprocessed(states)  # one call only for states nobody acted on here
         starts, ended = self.episode_tracker.step(env_ids, self.state_space.flatten(states), terminals,
                                                   self.state_space.flatten(next_states))
@@ -318,6 +337,15 @@ class Agent(abc.ABC):
             self.remember_preprocessed(next_states, next_preprocessed)
         self.timesteps += count
         self.episodes += ended
+
+    def _checked(self, rows: Transitions) -> tuple[np.ndarray, np.ndarray]:
+        """Checks every row of ``rows``; returns their rewards and terminals as arrays."""
+        count = len(rows.env_ids)
+        for argument, value, space in (("states", rows.states, self.state_space), ("next_states", rows.next_states,
+                                       self.state_space), ("actions", rows.actions, self.action_space)):
+            check_rows(value, space, count, argument,
+                       float_bounds=argument == "actions" and self.float_actions_in_bounds)
+        return finite_per_row(rows.rewards, count, "rewards"), terminals_of(rows.terminals, count)
 
     def input_choice(self, name: str, given: str | None) -> str:
         """What to do with bad input (``on_bad``, ``out_of_bounds``: :data:`~.input_checks.INPUT_CHOICES`): ``given``,
@@ -328,6 +356,10 @@ class Agent(abc.ABC):
             raise ConfigError(f"{name} is one of {', '.join(choices)}", argument=name, expected=list(choices),
                               got=repr(value))
         return value
+
+    def guard_metrics(self) -> dict[str, float]:
+        """The cumulative ``observe/skipped`` and ``update/refused`` counts, for every update's metrics."""
+        return self.guard_counts.metrics()
 
     def reset(self) -> None:
         """Starts new episodes in every environment: forgets episode-local state (pending n-step transitions)."""
@@ -360,7 +392,8 @@ class Agent(abc.ABC):
         stream = new_stream(self.seed, self.timesteps, self.updates)
         reseed_generators(self.root, self.executor.backend, stream)
         state = {"agent_type": self.type_name, "config": self.config, "extra": extra, "random_stream": stream,
-                 "counters": {name: int(getattr(self, name)) for name in COUNTERS}}
+                 "counters": {name: int(getattr(self, name)) for name in COUNTERS},
+                 "guard_counts": self.guard_counts.state()}
         return write_checkpoint(directory, weights, state)
 
     def load(self, directory: str | Path) -> Agent:
@@ -389,9 +422,11 @@ class Agent(abc.ABC):
         if not is_stream(stream):
             raise CheckpointError("bad random stream in the checkpoint", key_path="random_stream",
                                   expected="an int >= 0", got=repr(stream))
+        guard_counts = GuardCounts.checked_state(state.get("guard_counts"))
         self.set_weights(arrays)
         for name in COUNTERS:
             setattr(self, name, counters[name])
+        self.guard_counts.load(guard_counts)
         self.load_extra_state(state.get("extra", {}))
         reseed_generators(self.root, self.executor.backend, stream)
         self.reset()

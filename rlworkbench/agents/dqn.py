@@ -154,7 +154,8 @@ class DQNAgent(Agent):
         """One gradient step on a batch from the memory, or on ``batch`` (keys ``states``, ``actions``,
         ``rewards``, ``terminals``, ``next_states`` — states preprocessed, as the memory holds them — and
         optionally ``importance_weights``). Syncs the target network when due. Returns ``loss``, ``grad_norm``
-        (before clipping) and ``td_error`` (mean absolute TD error)."""
+        (before clipping), ``td_error`` (mean absolute TD error) and the counts ``update/refused`` and
+        ``observe/skipped`` (:mod:`~rlworkbench.agents.guard_counts`)."""
         return self._update(batch)[0]
 
     def update_with_priorities(self, batch: Mapping[str, Any]) -> tuple[dict[str, float], np.ndarray]:
@@ -175,11 +176,12 @@ class DQNAgent(Agent):
             self.check_rows_for_towers(len(args[2]))
             loss, grad_norm, td_errors = self.api.update_from_batch(*args, **by_name)
         self.updates += 1
+        self.guard_counts.step(loss, grad_norm)
         target = self.config["target"]
         if self.updates % target["sync_interval"] == 0:
             self.api.sync_target(np.float32(target["tau"]))
-        return {"loss": float(loss), "grad_norm": float(grad_norm),
-                "td_error": float(np.mean(np.abs(td_errors)))}, td_errors
+        return {"loss": float(loss), "grad_norm": float(grad_norm), "td_error": float(np.mean(np.abs(td_errors))),
+                **self.guard_metrics()}, td_errors
 
     def priorities(self, batch: Mapping[str, Any]) -> np.ndarray:
         """``|TD error| + memory/priority_epsilon`` of each transition of ``batch`` (the keys of :meth:`update`)

@@ -110,7 +110,8 @@ class ImpalaAgent(PolicyActing, Agent):
         (:mod:`~rlworkbench.agents.sequence_checks`); float actions outside the bounds of a bounded distribution
         are refused, or clipped with ``out_of_bounds="clip"`` (default: the config's ``execution/out_of_bounds``,
         else ``"refuse"``). Returns ``loss``, ``policy_loss``, ``value_loss``, ``entropy`` (with
-        ``loss/clip_ratio``, APPO's: also ``approx_kl``, ``clip_fraction``), ``grad_norm`` and ``rollout_steps``."""
+        ``loss/clip_ratio``, APPO's: also ``approx_kl``, ``clip_fraction``), ``grad_norm``, ``rollout_steps`` and
+        the counts ``update/refused`` and ``observe/skipped`` (:mod:`~rlworkbench.agents.guard_counts`)."""
         self._require_built("update")
         if batch is None:
             sequences = self._take_pending()
@@ -182,8 +183,9 @@ class ImpalaAgent(PolicyActing, Agent):
         loss, grad_norm, parts = self.api.update_sequences(
             states, actions, behaviour_log_probs=behaviour_log_probs, rewards=rewards, discounts=discounts,
             bootstrap_values=next_values[:, -1].copy(), **self._sequence_inputs(context))
+        self.guard_counts.step(loss, grad_norm)
         return {"loss": float(loss), **{name: float(value) for name, value in parts.items()},
-                "grad_norm": float(grad_norm), "rollout_steps": float(rewards.size)}
+                "grad_norm": float(grad_norm), "rollout_steps": float(rewards.size), **self.guard_metrics()}
 
     def _values_after(self, states: Arrays, next_states: Arrays, rows: np.ndarray,
                       context: SequenceContext) -> np.ndarray:

@@ -121,8 +121,9 @@ class PPOAgent(PolicyActing, Agent):
         the bounds of a bounded distribution are refused, or clipped with ``out_of_bounds="clip"`` (default: the
         config's ``execution/out_of_bounds``, else ``"refuse"``). Returns means over the gradient steps of
         ``loss``, ``policy_loss``, ``value_loss``, ``entropy``, ``approx_kl``, ``clip_fraction`` and ``grad_norm``
-        (before clipping), plus ``explained_variance`` of the rollout's values, ``rollout_steps`` and
-        ``gradient_steps``."""
+        (before clipping), plus ``explained_variance`` of the rollout's values, ``rollout_steps``,
+        ``gradient_steps``, and the counts ``update/refused`` and ``observe/skipped``
+        (:mod:`~rlworkbench.agents.guard_counts`)."""
         self._require_built("update")
         rollout = self.buffer.rollout() if batch is None else self._external_rollout(batch, out_of_bounds)
         metrics = self._learn(rollout)
@@ -145,6 +146,7 @@ class PPOAgent(PolicyActing, Agent):
         self.check_rows_for_towers(min(len(rows) for rows in minibatches), "minibatch")
         for rows in minibatches:
             loss, grad_norm, parts = self.api.update_minibatch(**self._minibatch(rollout, inputs, rows))
+            self.guard_counts.step(loss, grad_norm)
             for name, value in (("loss", loss), ("grad_norm", grad_norm), *parts.items()):
                 totals[name] = totals.get(name, 0.0) + float(value)
             steps += 1
@@ -153,7 +155,7 @@ class PPOAgent(PolicyActing, Agent):
         metrics = {name: totals[name] / steps for name in ("loss", *LOSS_PARTS, "grad_norm")}
         variance = float(np.var(targets))
         metrics["explained_variance"] = 1.0 - float(np.var(targets - values)) / variance if variance > 0 else 0.0
-        metrics.update(rollout_steps=float(rollout.size), gradient_steps=float(steps))
+        metrics.update(rollout_steps=float(rollout.size), gradient_steps=float(steps), **self.guard_metrics())
         return metrics
 
     def _evaluate_rollout(self, rollout: Rollout, states: Arrays, actions: Arrays) -> tuple[np.ndarray, np.ndarray]:

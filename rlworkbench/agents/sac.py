@@ -137,7 +137,8 @@ class SACAgent(PolicyActing, Agent):
         """One update of critics, actor and temperature on a batch from the memory, or on ``batch`` (keys
         ``states``, ``actions``, ``rewards``, ``terminals``, ``next_states``; states preprocessed, as the memory
         holds them); syncs the target critics when due. Returns ``critic_loss``, ``actor_loss``, ``alpha_loss``,
-        the gradient norms (before clipping), ``alpha`` (after the update) and ``entropy`` (``-mean log pi``)."""
+        the gradient norms (before clipping), ``alpha`` (after the update), ``entropy`` (``-mean log pi``) and the
+        counts ``update/refused`` and ``observe/skipped`` (:mod:`~rlworkbench.agents.guard_counts`)."""
         executor = self._require_built("update")
         args, by_name = ([], {}) if batch is None else self._external_batch(batch)
         if batch is not None:
@@ -152,8 +153,11 @@ class SACAgent(PolicyActing, Agent):
                 self.api.sync_target(np.float32(target["tau"]))
         self.updates += 1
         metrics = {name: float(value) for name, value in zip(METRICS, outputs)}
+        for step in (("critic_loss", "critic_grad_norm"), ("actor_loss", "actor_grad_norm"), ("alpha_loss",)):
+            if step != ("alpha_loss",) or self.root.alpha_optimizer is not None:  # one count per optimizer step
+                self.guard_counts.step(*(metrics[name] for name in step))
         metrics["entropy"] = -float(np.mean(outputs[-1]))
-        return metrics
+        return {**metrics, **self.guard_metrics()}
 
     def _external_batch(self, batch: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]]:
         check_batch_keys(batch, BATCH_KEYS)

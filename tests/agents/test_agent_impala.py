@@ -39,7 +39,8 @@ def loss_of(backend: str, batch: dict[str, np.ndarray]) -> float:
 def test_sequences_of_any_batch_and_length_update(backend):
     agent = agent_for(backend)
     metrics = agent.update(sequences())
-    assert set(metrics) == {"loss", "policy_loss", "value_loss", "entropy", "grad_norm", "rollout_steps"}
+    assert set(metrics) == {"loss", "policy_loss", "value_loss", "entropy", "grad_norm", "rollout_steps",
+                            "update/refused", "observe/skipped"}
     assert metrics["rollout_steps"] == 15.0 and np.isfinite(metrics["loss"]) and agent.updates == 1
     assert agent.update(sequences(envs=2, length=9))["rollout_steps"] == 18.0  # batch and time ranks are free
     assert agent.update(sequences(envs=2, length=1))["rollout_steps"] == 2.0

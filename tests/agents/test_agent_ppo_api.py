@@ -17,7 +17,7 @@ from rlworkbench.execution import Worker, make_vector_env
 from rlworkbench.spaces import BoolBox, Dict, FloatBox, IntBox
 
 METRICS = ["approx_kl", "clip_fraction", "entropy", "explained_variance", "grad_norm", "gradient_steps", "loss",
-           "policy_loss", "rollout_steps", "value_loss"]
+           "observe/skipped", "policy_loss", "rollout_steps", "update/refused", "value_loss"]
 
 
 def test_acting_batched_single_and_greedy(backend):

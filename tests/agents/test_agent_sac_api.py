@@ -15,7 +15,8 @@ from rlworkbench.spaces import IntBox
 
 CRITIC_LAYERS = ["dense_0", "dense_1"]  # one hidden layer, then the head
 POLICY_LAYERS = ["network/dense_0", "action_adapter/dense"]
-METRICS = ["actor_grad_norm", "actor_loss", "alpha", "alpha_loss", "critic_grad_norm", "critic_loss", "entropy"]
+METRICS = ["actor_grad_norm", "actor_loss", "alpha", "alpha_loss", "critic_grad_norm", "critic_loss", "entropy",
+           "observe/skipped", "update/refused"]
 
 
 def test_acting_with_float_actions(backend):
