@@ -65,8 +65,9 @@ class EventWriter:
         self._write(self._event(wall_time=time.time(), step=int(step), summary=summary))
 
     def scalars(self, prefix: str, values: dict[str, float], step: int) -> None:
+        """``<prefix>/<key>`` per value; a key with a namespace of its own (``observe/skipped``) keeps it."""
         for key, value in values.items():
-            self.scalar(f"{prefix}/{key}", value, step)
+            self.scalar(key if "/" in key else f"{prefix}/{key}", value, step)
 
     def histogram(self, tag: str, values: Any, step: int, bins: int = 30) -> None:
         """The distribution of ``values`` (any shape; bools and ints as numbers) in ``bins`` equal-width buckets.

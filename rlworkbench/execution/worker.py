@@ -16,11 +16,11 @@ unless some rows are masked out (the reset steps of ``NEXT_STEP`` envs), so an a
 ``terminals=False`` with ``next_states`` the real final observation.
 
 Metrics come as pandas tables (:attr:`Worker.episodes`, :attr:`Worker.updates`), TensorBoard scalars
-(``episode/return``, ``episode/length``, ``update/<metric>``, ``throughput/env_steps_per_s``, step axis = the
-worker's timesteps) when a ``logdir`` is given — with ``summaries_every=N`` also per-component variable scalars and
-histograms every ``N`` updates (:func:`rlworkbench.execution.tensorboard.write_variable_summaries`) — and a
-``tqdm.auto`` bar. Another thread may call :meth:`Worker.snapshot` and :meth:`Worker.stop` while :meth:`Worker.run`
-is going.
+(``episode/return``, ``episode/length``, ``update/<metric>`` — a metric with a namespace of its own keeps it:
+``observe/skipped`` —, ``throughput/env_steps_per_s``, step axis = the worker's timesteps) when a ``logdir`` is
+given — with ``summaries_every=N`` also per-component variable scalars and histograms every ``N`` updates
+(:func:`rlworkbench.execution.tensorboard.write_variable_summaries`) — and a ``tqdm.auto`` bar. Another thread may
+call :meth:`Worker.snapshot` and :meth:`Worker.stop` while :meth:`Worker.run` is going.
 """
 
 from __future__ import annotations

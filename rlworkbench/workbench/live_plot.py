@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from rlworkbench.agents.guard_counts import REFUSED, SKIPPED
 from rlworkbench.workbench.live_dataflow import DataflowPane
 from rlworkbench.workbench.live_tables import log_html, tables_html
 
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
 TABLE_COLUMNS = ("update", "timesteps_total", "wall_time")
 LOG_LINES = 6  #: log lines a cluster run's view shows
 BAR_STYLES = {"finished": "success", "stopped": "warning", "failed": "danger"}
+GUARD_TEXTS = {REFUSED: "updates refused (not finite)", SKIPPED: "bad rows skipped"}
+"""The status line's words for the cumulative counts of the updates table, shown once above 0."""
 
 
 def loss_columns(updates: pd.DataFrame) -> list[str]:
@@ -103,7 +106,8 @@ def figure_png(figure: Figure, dpi: int = 80) -> bytes:
 
 def status_line(snapshot: MetricsSnapshot, total: int, state: str, error: BaseException | None = None,
                 phase: str | None = None) -> str:
-    """``state · 1,200 / 5,000 steps · 34 episodes · recent return 21.5 · 900 steps/s · 0:01 < 0:04``; a run
+    """``state · 1,200 / 5,000 steps · 34 episodes · recent return 21.5 · 900 steps/s · 0:01 < 0:04``, then
+    ``· 3 updates refused (not finite) · 12 bad rows skipped`` where the agent refused or skipped any; a run
     still on its way to its first steps says what it is busy with: ``starting · starting Ray … 8 s · 0 / …``."""
     parts = [state, *([phase] if phase else []), f"{snapshot.timesteps:,} / {total:,} steps",
              f"{snapshot.num_episodes:,} episodes"]
@@ -114,9 +118,17 @@ def status_line(snapshot: MetricsSnapshot, total: int, state: str, error: BaseEx
         parts.append(f"{speed:,.0f} steps/s")
         remaining = max(0, total - snapshot.timesteps) / speed if state == "running" else 0.0
         parts.append(f"{_clock(snapshot.wall_time)} < {_clock(remaining)}")
+    parts.extend(guard_counts(snapshot.updates))
     if error is not None:
         parts.append(f"{type(error).__name__}: {error}")
     return " · ".join(parts)
+
+
+def guard_counts(updates: pd.DataFrame) -> list[str]:
+    """``["3 updates refused (not finite)", ...]``: the counts of :data:`GUARD_TEXTS` in an updates table, where
+    above 0 (each the newest value of a cumulative column)."""
+    counts = (updates[column].max() if column in updates.columns else math.nan for column in GUARD_TEXTS)
+    return [f"{int(count):,} {text}" for count, text in zip(counts, GUARD_TEXTS.values()) if count > 0]
 
 
 def _clock(seconds: float) -> str:
