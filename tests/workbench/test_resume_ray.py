@@ -127,16 +127,16 @@ def test_a_killed_driver_leaves_no_actors_and_its_run_resumes(ray_session, tmp_p
 def test_impala_and_sync_ppo_stop_and_resume_from_the_run(ray_session, tmp_path, monkeypatch, prototype):
     monkeypatch.setenv("RLWORKBENCH_RUNS_DIR", str(tmp_path / "records"))
     config = IMPALA if prototype == "impala" else "ppo_cartpole"
-    first = promote(config, to="ray", timesteps=10**6, seed=0, logdir=tmp_path, checkpoint_every=400,
-                    workers=2, envs_per_worker=2, sampler_cpus=0)
-    wait_until(lambda: first.timesteps > 800 or first.done, 120, "800 env steps")
+    first = promote(config, to="ray", timesteps=10**6, seed=0, logdir=tmp_path, checkpoint_every=200,
+                    workers=1, envs_per_worker=2, sampler_cpus=0)
+    wait_until(lambda: first.timesteps > 400 or first.done, 120, "400 env steps")
     first.stop()
     assert first.state == "stopped", first.error
     stopped_at = first.timesteps
-    second = first.resume(timesteps=stopped_at + 1000)
+    second = first.resume(timesteps=stopped_at + 500)
     second.wait(300)
     assert second.state == "finished" and second.id == first.id and second.logdir == first.logdir
-    assert second.timesteps >= stopped_at + 1000
+    assert second.timesteps >= stopped_at + 500
     check_one_axis(second, stopped_at)
     assert second.load_agent().updates == len(second.updates)
 
