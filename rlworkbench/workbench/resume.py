@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from rlworkbench.errors import ConfigError
 from rlworkbench.execution.progress import read_progress
@@ -27,6 +27,20 @@ from rlworkbench.execution.resume_points import newest_resume_point
 from rlworkbench.workbench.run_records import LIVE_STATES, ORPHANED, read_records
 from rlworkbench.workbench.run_result import RUN_FILE
 from rlworkbench.workbench.run_spec import RunContext, RunSpec, make_spec
+
+
+@runtime_checkable
+class RunHandle(Protocol):
+    """What a resume reads of a :class:`~rlworkbench.workbench.run.Run` (named so, not imported: ``Run.resume``
+    comes here)."""
+
+    id: str
+    logdir: Path
+    done: bool
+    state: str
+    timesteps: int
+    heartbeat: object
+
 
 RUN_ID = re.compile(r"[0-9a-f]{12}")
 RESUME_LOG = "resume.log"  #: what a resume started in a process of its own prints, in the run directory
@@ -73,11 +87,9 @@ def resume_spec(resume: Any, prototype: Any = None, to: str | None = None,
 def _run_dir_and_record(resume: Any) -> tuple[Path, dict[str, Any] | None]:
     """The run directory ``resume`` names and its record (None if the runs directory has none); a ConfigError if
     the run is still going."""
-    from rlworkbench.workbench.run import Run
-
     records: list[dict[str, Any]] = read_records()
     record: dict[str, Any] | None
-    if isinstance(resume, Run):
+    if isinstance(resume, RunHandle):
         if not resume.done:
             raise ConfigError("this run is still going: stop() it (or wait()) before resuming it",
                               argument="resume", expected="a finished, stopped or failed run", got=resume.state)

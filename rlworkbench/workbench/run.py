@@ -217,9 +217,11 @@ class Run:
         """A new Run that goes on with this one (stopped, failed or finished) from its newest complete checkpoint:
         same directory, record and settings, unless given again (``timesteps=`` extends it). ``promote(resume=...)``
         does the same for a run directory or id, e.g. after a kernel died."""
-        from rlworkbench.workbench.promote import promote
+        from rlworkbench.workbench.resume import resume_spec
+        from rlworkbench.workbench.targets import get_target
 
-        return promote(self.spec.agent, self.target, resume=self, **settings)
+        target, spec = resume_spec(self, self.spec.agent, self.target, **settings)
+        return Run(get_target(target)(spec), spec, target=target).start()
 
     def load_agent(self, checkpoint: str | Path | None = None) -> object:
         """An :class:`~rlworkbench.agents.Agent` loaded from ``checkpoint`` (default: the newest), with the

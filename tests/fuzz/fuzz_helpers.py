@@ -8,6 +8,8 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
+
 from rlworkbench.errors import RLWorkbenchError
 
 RETYPES: list[Any] = ["x", [], {}, True, None, -1, 0, 10**12, 2.5, -1e300, math.nan, math.inf, -math.inf]
@@ -53,3 +55,11 @@ def mutations(config: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
 def assert_names_a_place(error: RLWorkbenchError, case: str) -> None:
     """A typed error must say where: a key path, an argument, a component or an API method."""
     assert error.key_path or error.argument or error.component or error.api_method, f"{case}: {error!r} says nowhere"
+
+
+def assert_refused_cleanly(agent, before: dict, error: RLWorkbenchError, case: str) -> None:
+    """A refused update: a typed error that says where, and every variable as it was (``before``)."""
+    assert_names_a_place(error, case)
+    after = agent.get_weights()
+    for name, value in before.items():
+        assert np.array_equal(after[name], value, equal_nan=True), f"{case}: changed {name}"
