@@ -418,6 +418,7 @@ RAY_SETTINGS: dict[str, object] = {
     "devices_per_learner": {"type": ["array", "null"], "minItems": 1, "items": {"type": "string", "minLength": 1}},
     "learner_placement": {"enum": ["pack", "spread", "strict_spread", "strict_pack"]},
     "learner_timeout": {"type": "number", "exclusiveMinimum": 0}, "learner_checkpoint_every": POSITIVE_INT,
+    "save_replay": {"type": "boolean"},
 }
 """Settings of a run on Ray (see :mod:`rlworkbench.execution.ray.settings` for their meaning and defaults)."""
 

@@ -1,6 +1,7 @@
-"""Resuming Ray runs on a real local Ray: the driver of an Ape-X run is SIGKILLed mid-run (a process of its own,
-joined to this test run's Ray session) — its actors go with it, its record says orphaned, and ``promote(resume=...)``
-finishes it from its newest checkpoint, losing at most one checkpoint interval; IMPALA and synchronous PPO stopped
+"""Resuming Ray runs on a real local Ray: a replay shard and then the driver of an Ape-X run are SIGKILLed mid-run
+(the driver a process of its own, joined to this test run's Ray session) — its actors go with it, its record says
+orphaned, and ``promote(resume=...)`` finishes it from its newest checkpoint, losing at most one checkpoint interval,
+its shards holding the replay that checkpoint saved; IMPALA and synchronous PPO stopped
 and resumed from the Run go on with the same tables, step axis and record."""
 
 from __future__ import annotations
@@ -53,6 +54,14 @@ def record_of(runs_dir: Path, name: str) -> dict | None:
     return next((r for r in read_records(runs_dir) if Path(r["logdir"]).name == name), None)
 
 
+def others_alive() -> list[dict]:
+    """Alive actors of other drivers than this test's, from the GCS's actor table (ray.util.state's list_actors
+    reads the same through the dashboard, which this session runs without)."""
+    mine = ray.get_runtime_context().get_job_id()
+    table = ray._private.state.actors(actor_state_name="ALIVE")
+    return [actor for actor in table.values() if actor["JobID"] != mine]
+
+
 def saved_updates(checkpoint: Path) -> int:
     return json.loads((checkpoint / "agent.json").read_text())["counters"]["updates"]
 
@@ -75,7 +84,7 @@ def test_a_killed_driver_leaves_no_actors_and_its_run_resumes(ray_session, tmp_p
     config["memory"] = {"type": "prioritized_replay", "capacity": 4000}
     settings = {"env": "CartPole-v1", "timesteps": 10**7, "seed": 0, "logdir": str(logdir), "run_name": "killed",
                 "checkpoint_every": f"{EVERY_UPDATES} updates", "address": ray.get_runtime_context().gcs_address,
-                **FAST}
+                "save_replay": True, **FAST}
     script = tmp_path / "driver.py"
     script.write_text(textwrap.dedent(DRIVER.format(config=config, settings=settings)))
     total_cpus = ray.cluster_resources()["CPU"]
@@ -90,20 +99,15 @@ def test_a_killed_driver_leaves_no_actors_and_its_run_resumes(ray_session, tmp_p
         wait_until(lambda: (r := record_of(runs_dir, "killed")) and r["updates"] >= 5 + saved_updates(
             newest_resume_point(run_dir)), 60, "a record of updates past the newest checkpoint")
         assert ray.available_resources().get("CPU", 0) <= total_cpus - 1  # its sampler holds a CPU
-        driver.send_signal(signal.SIGKILL)
+        shard = next(actor for actor in others_alive() if actor["ActorClassName"].endswith("ReplayShard"))
+        os.kill(int(shard["Pid"]), signal.SIGKILL)  # a shard dies right after a checkpoint that saved the replay
+        driver.send_signal(signal.SIGKILL)  # and then the driver
         driver.wait(10)
     finally:
         if driver.poll() is None:
             driver.kill()
     seen = record_of(runs_dir, "killed")
-    # its actors go with it (Ray's owner fate-sharing): none left alive, its CPUs free again. The GCS's actor
-    # table (ray.util.state's list_actors reads the same through the dashboard, which this session runs without)
-    mine = ray.get_runtime_context().get_job_id()
-
-    def others_alive() -> list[dict]:
-        table = ray._private.state.actors(actor_state_name="ALIVE")
-        return [actor for actor in table.values() if actor["JobID"] != mine]
-
+    # its actors go with it (Ray's owner fate-sharing): none left alive, its CPUs free again
     wait_until(lambda: not others_alive(), 60, "the killed driver's actors to end")
     wait_until(lambda: ray.available_resources().get("CPU", 0) == total_cpus, 30, "the CPUs to be free")
     assert record_of(runs_dir, "killed")["state"] == "orphaned"
@@ -112,6 +116,10 @@ def test_a_killed_driver_leaves_no_actors_and_its_run_resumes(ray_session, tmp_p
     checkpoint = newest_resume_point(run_dir)
     saved = json.loads((checkpoint / "progress.json").read_text())["timesteps"]
     run = promote(resume=str(run_dir), timesteps=saved + 1500, address=None)
+    wait_until(lambda: run.state != "starting", 120, "the resumed run to train")
+    replay = json.loads((checkpoint / "replay" / "shards.json").read_text())
+    held = [ray.get(run.execution.algorithm.replay.actor(index).size.remote()) for index in range(replay["shards"])]
+    assert all(now >= min(sent, replay["capacity"]) > 0 for now, sent in zip(held, replay["sent"])), (held, replay)
     run.wait(300)
     assert run.state == "finished" and run.id == seen["id"] and run.logdir == run_dir and run.target == "ray"
     resumed = json.loads((run_dir / "run.json").read_text())["resumes"][-1]

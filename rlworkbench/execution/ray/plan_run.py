@@ -21,6 +21,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -188,6 +189,17 @@ class PlanRun:
     @property
     def elapsed(self) -> float:
         return self._elapsed_before + time.perf_counter() - self.started
+
+    def save_state(self, directory: Path) -> None:
+        """What the run's own actors hold beyond the learner, into a checkpoint being written: the replay shards'
+        records and priorities when ``save_replay`` is on (an IMPALA or PPO run holds nothing more)."""
+        if self.replay is not None and self.settings.get("save_replay"):
+            self.replay.save(directory)
+
+    def restore_state(self, directory: Path) -> None:
+        """Puts back what :meth:`save_state` wrote into ``directory`` (nothing if it wrote nothing)."""
+        if self.replay is not None:
+            self.replay.restore(directory)
 
     def restore_progress(self, progress: Progress) -> None:
         """Goes on from an earlier part of the same run (before the first :meth:`step`): its tables, env-step count

@@ -69,3 +69,14 @@ class ReplayShard:
 
     def size(self) -> int:
         return int(self.executor.api.get_size())
+
+    def state(self) -> tuple[dict[str, np.ndarray], int]:
+        """Every variable of the memory (records, priority trees, position, size) and the records added: what
+        :meth:`load_state` puts back (a checkpoint's replay)."""
+        return self.executor.get_weights(), self.added
+
+    def load_state(self, variables: Mapping[str, np.ndarray], added: int) -> int:
+        """Puts back what :meth:`state` gave (names and shapes checked first); returns the records held."""
+        self.executor.set_weights(dict(variables), True)
+        self.added = int(added)
+        return self.size()

@@ -26,6 +26,10 @@ machinery, so a bad value is a ConfigError naming ``execution/ray/<key>``:
   placed by ``learner_placement`` (``"pack"``, ``"spread"``, ``"strict_spread"``: one per node, ``"strict_pack"``),
   must form their group within ``learner_timeout`` seconds, and restart together from a snapshot of rank 0 taken
   every ``learner_checkpoint_every`` updates when one dies;
+- ``save_replay``: Ape-X's checkpoints also hold every shard's records and priorities (``replay/`` in the
+  checkpoint), so a resumed run starts with the replay it had; off by default, as it is large: about two
+  observations per record (CartPole: ~50 bytes a record; Atari's 84x84x4 uint8 frames: ~56 kB a record, 56 GB
+  for a million) — ``replay/shards.json`` in each checkpoint says how many bytes it took;
 - ``max_restarts`` restarts of one actor (or of the learner group) before the run fails with the error that killed
   it;
 - ``num_cpus`` of a local Ray session started for the run (``None``: every CPU here), ``address`` of a cluster to
@@ -44,7 +48,7 @@ DEFAULTS: dict[str, object] = {
     "broadcast_every": 10, "weight_sync_steps": 400, "queue_size": 4, "max_updates_owed": 100, "max_restarts": 3,
     "replay_capacity": None, "sampler_cpus": 1.0, "plan": None, "passes": 2, "replay_ratio": 8.0,
     "num_cpus": None, "address": None, "learners": 1, "devices_per_learner": None, "learner_cpus": 1.0,
-    "learner_placement": "pack", "learner_timeout": 60.0, "learner_checkpoint_every": 50,
+    "learner_placement": "pack", "learner_timeout": 60.0, "learner_checkpoint_every": 50, "save_replay": False,
 }
 
 def ray_settings(config: Mapping[str, object], **overrides: object) -> dict[str, object]:

@@ -129,6 +129,7 @@ class RayExecution(ThreadedExecution):
                                          log=log)
                 if self.spec.context.resume_from is not None:
                     self.algorithm.restore_progress(read_progress(self.spec.context.resume_from))
+                    self.algorithm.restore_state(self.spec.context.resume_from)  # Ape-X's saved replay, if any
                     self.checkpointer.resume_at(self.algorithm.timesteps, int(self.agent.updates))
                 self._state = RUNNING
                 self.algorithm.train(self.spec.timesteps, stop=self._stop_asked, callback=self._after_step)
@@ -187,15 +188,20 @@ class RayExecution(ThreadedExecution):
 
 
 class _SyncedLearner:
-    """What the run's checkpoints save: the agent, after it took a learner group's current variables."""
+    """What the run's checkpoints save: the agent, after it took a learner group's current variables, and what the
+    plan's actors hold (:meth:`PlanRun.save_state`: Ape-X's replay with ``save_replay``)."""
 
     def __init__(self, execution: RayExecution):
         self.execution = execution
 
     def save(self, directory: str | Path) -> Path:
-        if self.execution.algorithm is not None:
-            self.execution.algorithm.sync_agent()
-        return Path(self.execution.agent.save(directory))
+        algorithm = self.execution.algorithm
+        if algorithm is not None:
+            algorithm.sync_agent()
+        saved = Path(self.execution.agent.save(directory))
+        if algorithm is not None:
+            algorithm.save_state(saved)
+        return saved
 
     def load(self, directory: str | Path) -> Any:
         return self.execution.agent.load(directory)

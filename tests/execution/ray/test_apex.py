@@ -4,6 +4,8 @@ shards, envs that raise: tests/workbench/test_promote_ray.py, on whole runs.)"""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import ray
@@ -137,3 +139,35 @@ def test_apex_on_two_workers_solves_cartpole(ray_session):
         assert score >= 475, (apex.timesteps, score)
     finally:
         apex.close()
+
+
+def test_a_checkpoint_with_save_replay_puts_every_shards_records_and_priorities_back(ray_session, tmp_path):
+    from rlworkbench.errors import CheckpointError
+
+    run = make_apex(save_replay=True, workers=1)
+    try:
+        run.train(800)
+        run.save_state(tmp_path)
+        saved = [ray.get(run.replay.actor(index).state.remote())[0] for index in range(2)]
+        sizes = [ray.get(run.replay.actor(index).size.remote()) for index in range(2)]
+    finally:
+        run.close()
+    about = json.loads((tmp_path / "replay" / "shards.json").read_text())
+    written = sum((tmp_path / "replay" / f"shard_{index}.npz").stat().st_size for index in range(2))
+    assert min(sizes) > 0 and about["bytes"] == written and about["shards"] == 2  # its size, stated
+    again = make_apex(workers=1)  # a new run: its shards start empty until the checkpoint's replay is put back
+    try:
+        assert [ray.get(again.replay.actor(i).size.remote()) for i in range(2)] == [0, 0]
+        again.restore_state(tmp_path)
+        assert [ray.get(again.replay.actor(i).size.remote()) for i in range(2)] == sizes
+        for index in range(2):
+            restored = ray.get(again.replay.actor(index).state.remote())[0]
+            assert all(np.array_equal(restored[name], value) for name, value in saved[index].items())  # priorities too
+        assert again.shards()["records"].tolist() == [min(s, again.replay.capacity) for s in again.replay.sent]
+        about["capacity"] //= 2  # saved by shards of another size (a run resumed with other settings)
+        (tmp_path / "replay" / "shards.json").write_text(json.dumps(about))
+        with pytest.raises(CheckpointError) as mismatch:
+            again.restore_state(tmp_path)
+        assert mismatch.value.key_path == "replay" and "2 shards of 1000 records" in str(mismatch.value)
+    finally:
+        again.close()

@@ -2,16 +2,21 @@
 report where), the learner replays with requests in flight and sends priorities back to the shard that drew.
 
 A shard that dies is replaced (empty) and every sampler is told the new handles; what it held is counted as
-lost. Its row in :meth:`Replay.table` says how full each shard is, as counted from what the samplers sent.
+lost. Its row in :meth:`Replay.table` says how full each shard is, as counted from what the samplers sent. With
+``save_replay`` a checkpoint holds every shard's memory (:meth:`Replay.save`: ``replay/shard_<i>.npz`` and
+``replay/shards.json``) and a resumed run puts it back (:meth:`Replay.restore`).
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from rlworkbench.errors import CheckpointError
 from rlworkbench.execution.ray.actor_manager import ActorManager
 from rlworkbench.execution.ray.flow_types import ReplayBatch, SampleReport
 from rlworkbench.execution.ray.plan_run import LEARNER, PlanRun
@@ -111,6 +116,46 @@ class Replay:
         rows = [(index, count, self.capacity, count / self.capacity, restarts, lost)
                 for index, (count, restarts, lost) in enumerate(zip(self.held(), self.manager.restarts, self.lost))]
         return pd.DataFrame(rows, columns=list(SHARD_COLUMNS))
+
+    # ----- checkpoints ------------------------------------------------------------------------------------------
+    def save(self, directory: Path) -> int:
+        """Every shard's records and priorities into ``<directory>/replay`` (arrays as ``.npz``, never pickled);
+        returns the bytes written."""
+        import ray
+
+        folder = Path(directory) / "replay"
+        folder.mkdir(parents=True, exist_ok=True)
+        states = ray.get([self.manager.actor(index).state.remote() for index in range(len(self.manager))])
+        total = 0
+        for index, (variables, _added) in enumerate(states):
+            np.savez(folder / f"shard_{index}.npz", **variables)
+            total += (folder / f"shard_{index}.npz").stat().st_size
+        (folder / "shards.json").write_text(json.dumps({
+            "shards": len(states), "capacity": self.capacity, "added": [added for _, added in states],
+            "sent": self.sent, "bytes": total}))
+        return total
+
+    def restore(self, directory: Path) -> bool:
+        """Puts back the shards a checkpoint saved (False if it saved none); a CheckpointError if its shards are
+        not this run's (another count or capacity)."""
+        import ray
+
+        folder = Path(directory) / "replay"
+        if not (folder / "shards.json").is_file():
+            return False
+        about = json.loads((folder / "shards.json").read_text())
+        if (about["shards"], about["capacity"]) != (len(self.manager), self.capacity):
+            raise CheckpointError("the checkpoint's replay was saved by other shards", key_path="replay",
+                                  expected=f"{len(self.manager)} shards of {self.capacity} records",
+                                  got=f"{about['shards']} shards of {about['capacity']} records")
+        pending = []
+        for index in range(len(self.manager)):
+            with np.load(folder / f"shard_{index}.npz", allow_pickle=False) as arrays:
+                variables = {name: arrays[name] for name in arrays.files}
+            pending.append(self.manager.actor(index).load_state.remote(variables, about["added"][index]))
+        ray.get(pending)
+        self.sent = [int(count) for count in about["sent"]]
+        return True
 
     # ----- actors -----------------------------------------------------------------------------------------------
     def _make(self, index: int) -> Any:
