@@ -24,6 +24,7 @@ from typing import Any, Protocol, runtime_checkable
 from rlworkbench.errors import ConfigError
 from rlworkbench.execution.progress import read_progress
 from rlworkbench.execution.resume_points import newest_resume_point
+from rlworkbench.workbench.cluster.connection import is_cluster_address
 from rlworkbench.workbench.run_records import LIVE_STATES, ORPHANED, read_records
 from rlworkbench.workbench.run_result import RUN_FILE
 from rlworkbench.workbench.run_spec import RunContext, RunSpec, make_spec
@@ -53,6 +54,11 @@ def resume_spec(resume: Any, prototype: Any = None, to: str | None = None,
     directory, or its record id); see the module docstring. ConfigError if it is still going or its directory
     says nothing; CheckpointError if it has no complete checkpoint."""
     run_dir, record = _run_dir_and_record(resume)
+    if record is not None and record.get("submission_id") and is_cluster_address(
+            settings.get("address", record.get("address"))):  # a Ray job: a new job goes on with it
+        from rlworkbench.workbench.cluster.resume_job import cluster_resume_spec
+
+        return "ray", cluster_resume_spec(record, run_dir, [], settings)
     try:
         description = json.loads((run_dir / RUN_FILE).read_text())
         config = json.loads((run_dir / "config.json").read_text())
@@ -90,11 +96,16 @@ def _run_dir_and_record(resume: Any) -> tuple[Path, dict[str, Any] | None]:
     records: list[dict[str, Any]] = read_records()
     record: dict[str, Any] | None
     if isinstance(resume, RunHandle):
-        if not resume.done:
+        if not resume.done and not getattr(getattr(resume, "execution", None), "remote", False):
             raise ConfigError("this run is still going: stop() it (or wait()) before resuming it",
                               argument="resume", expected="a finished, stopped or failed run", got=resume.state)
-        # its record on disk may lag its end by a beat: what the Run says now is what counts
-        record = {"id": resume.id, "state": resume.state, "timesteps": resume.timesteps, "logdir": str(resume.logdir)}
+        # its record on disk may lag its end by a beat: what the Run says now is what counts (a cluster job's
+        # state is the cluster's: asked there)
+        execution, spec = getattr(resume, "execution", None), getattr(resume, "spec", None)
+        record = {"id": resume.id, "state": resume.state, "timesteps": resume.timesteps, "logdir": str(resume.logdir),
+                  "submission_id": getattr(execution, "submission_id", None),
+                  "address": getattr(execution, "address", None), "config": getattr(spec, "config", None),
+                  "config_label": getattr(spec, "config_label", None), "source": getattr(spec, "source", None)}
         return Path(resume.logdir), record
     elif isinstance(resume, str) and RUN_ID.fullmatch(resume) and not Path(resume).exists():
         record = next((r for r in records if r["id"] == resume), None)
@@ -111,7 +122,8 @@ def _run_dir_and_record(resume: Any) -> tuple[Path, dict[str, Any] | None]:
     if not run_dir.is_dir():
         raise ConfigError("the run directory is not here", argument="resume", expected="an existing directory",
                           got=str(run_dir))
-    if record is not None and record.get("state") in LIVE_STATES and not _ended_here(record, run_dir):
+    if record is not None and record.get("state") in LIVE_STATES and not record.get("submission_id") \
+            and not _ended_here(record, run_dir):
         raise ConfigError("this run is still going (its process publishes its record): stop it first, or wait "
                           "until it ends", argument="resume", expected=f"a finished, stopped, failed or {ORPHANED} run",
                           got=f"{record['id']} ({record['state']})")
@@ -143,7 +155,7 @@ def resumable(record: dict[str, Any], run_dir: Path) -> Path:
         raise ConfigError("this run is still going", argument="resume",
                           expected=f"a finished, stopped, failed or {ORPHANED} run", got=str(record.get("state")))
     if record.get("submission_id"):
-        raise ConfigError("a cluster job is resumed from its notebook (promote(resume=...) on this machine's Ray)",
+        raise ConfigError("a cluster job is resumed from a notebook (promote(resume=<run>), a new job)",
                           argument="resume", expected="a run of this machine", got=str(record["submission_id"]))
     if record.get("experiment"):
         raise ConfigError("an experiment's trial run goes on with its experiment (Experiment.resume())",

@@ -2,10 +2,10 @@
 
 It reads the job package (:mod:`.job_package`), starts the run with the same targets as the notebook — ``"ray"``
 (Ape-X, IMPALA or synchronous PPO on the cluster the job runs in) or ``"local"`` (a worker in the job's process,
-``workers=0``) — and reports on its log as records (:mod:`.records`): ``start``, a ``tick`` about every second,
-``end``. SIGTERM (what ``ray job stop`` sends) asks the run to stop: it saves its final checkpoint and the job
-exits 0 within the stop grace the submitter gave Ray. Exit status 1: the run failed (the ``end`` record holds the
-error), 2: the command line was wrong.
+``workers=0``), or goes on with an earlier job's run directory (``resume``) — and reports on its log as records
+(:mod:`.records`): ``start``, a ``tick`` about every second, ``end``. SIGTERM (what ``ray job stop`` sends) asks the
+run to stop: it saves its final checkpoint and the job exits 0 within the stop grace the submitter gave Ray. Exit
+status 1: the run failed (the ``end`` record holds the error), 2: the command line was wrong.
 """
 
 from __future__ import annotations
@@ -79,6 +79,12 @@ def _start_run(spec: dict[str, Any], weights: dict[str, np.ndarray] | None) -> A
     from rlworkbench.workbench.targets import get_target
 
     settings = dict(spec["settings"])
+    if spec.get("resume"):  # the run directory of an earlier job, from its newest complete checkpoint
+        from rlworkbench.workbench.resume import resume_spec
+
+        target, run_spec = resume_spec(spec["resume"], None, spec["target"], timesteps=settings["timesteps"],
+                                       progress=False, **spec.get("options", {}))
+        return Run(get_target(target)(run_spec), run_spec, target=target)
     logdir = Path(spec["logdir"]).expanduser()
     prototype: object = spec["config"]
     if weights is not None:
@@ -86,6 +92,7 @@ def _start_run(spec: dict[str, Any], weights: dict[str, np.ndarray] | None) -> A
     target = spec["target"]
     run_spec = make_spec(prototype, **settings, logdir=logdir, progress=False, **spec.get("options", {}))
     run_spec.name = spec["name"]
+    run_spec.context.target = target  # in run.json: a resumed job goes on with the same target
     return Run(get_target(target)(run_spec), run_spec, target=target)
 
 

@@ -16,6 +16,9 @@ Settings a cluster run takes besides the Ray ones (:mod:`rlworkbench.execution.r
 - ``stop_grace``: seconds a stopped job has to save its final checkpoint before Ray kills it (30);
 - ``mirror``: copy the metrics followed into a local run directory (``None``: only when the cluster's run
   directory is not visible here).
+
+A resumed run (:mod:`.resume_job`) is a new job with the same run name whose spec names the run directory on the
+cluster to go on in (``resume``).
 """
 
 from __future__ import annotations
@@ -64,10 +67,6 @@ class Submission:
 
 def plan_submission(spec: RunSpec) -> Submission:
     """Checks ``spec`` and its options for a run on a cluster; see the module docstring."""
-    if spec.context.resume_from is not None:
-        raise ConfigError("a cluster job is not resumed from a checkpoint on this machine yet: resume it without "
-                          "address= (a local Ray run), or submit a new job", argument="resume",
-                          expected="a run on this machine", got=str(spec.context.resume_from))
     options = dict(spec.options)
     job = {key: options.pop(key, default) for key, default in JOB_SETTINGS.items()}
     if not isinstance(spec.env, str):
@@ -88,10 +87,12 @@ def plan_submission(spec: RunSpec) -> Submission:
     run_name = spec.run_name or f"{spec.stem}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
     cluster_logdir = job["cluster_logdir"] or (str(spec.logdir.resolve()) if _is_loopback(job["address"])
                                                else REMOTE_LOGDIR)
-    submission_id = f"rlworkbench-{run_name}"
+    resume = spec.context.resume_from  # the run directory on the cluster a resumed run goes on in
+    submission_id = f"rlworkbench-{run_name}" + ("" if resume is None else f"-resume-{secrets.token_hex(2)}")
     settings = {name: getattr(spec, name) for name in RUN_SETTINGS}
     job_spec = {"submission_id": submission_id, "name": spec.name, "config": spec.config, "target": target,
-                "settings": {**settings, "run_name": run_name}, "options": options, "logdir": str(cluster_logdir)}
+                "settings": {**settings, "run_name": run_name}, "options": options, "logdir": str(cluster_logdir),
+                "resume": None if resume is None else str(resume)}
     metadata = {METADATA_KEY: _version(), "name": spec.name, "env": spec.env, "backend": spec.backend,
                 "timesteps": str(spec.timesteps), "target": target, "workers": str(workers),
                 "run_name": run_name, "logdir": str(spec.logdir.resolve()), "cluster_logdir": str(cluster_logdir)}

@@ -1,6 +1,7 @@
 """Cluster runs through Ray Jobs against a real head on this machine (token auth on): a short DQN job followed to
 its end, a stopped job's final checkpoint, a job that fails in the cluster, attaching to a running Ape-X job from a
-fresh Run (with a mirrored run directory), listing runs, the command line, and wrong tokens and addresses."""
+fresh Run (with a mirrored run directory), a detached and stopped job resumed from the notebook as a new job,
+listing runs, the command line, and wrong tokens and addresses."""
 
 from __future__ import annotations
 
@@ -93,6 +94,37 @@ def test_attach_follows_a_running_ape_x_job_from_a_fresh_run(ray_head, tmp_path)
     assert list(mirror.glob("events.out.tfevents.*"))
     attached.close()
     run.close()
+
+
+def test_a_detached_and_stopped_job_is_resumed_from_the_notebook(ray_head, tmp_path, monkeypatch):
+    from rlworkbench.workbench.cluster.connection import connect
+
+    monkeypatch.setenv("RLWORKBENCH_RUNS_DIR", str(tmp_path / "records"))
+    run = submit(ray_head, tmp_path / "runs", workers=0, timesteps=10**7, checkpoint_every=300, stop_grace=20)
+    wait_until(lambda: run.timesteps > 400, 120, "a checkpoint's worth of steps")
+    first_job = run.execution.submission_id
+    run.detach()  # the notebook lets go; the job goes on until it is stopped
+    client = connect(ray_head.address, ray_head.auth_token)
+    with pytest.raises(ConfigError, match="still going"):
+        promote(resume=run.logdir, address=ray_head.address, auth_token=ray_head.auth_token)
+    client.stop_job(first_job)
+    wait_until(lambda: str(client.get_job_status(first_job).value) == "STOPPED", 60, "the stopped job")
+    final = wait_until(lambda: (path := run.logdir / "checkpoints" / "final" / "progress.json").is_file() and path,
+                       30, "the stopped job's final checkpoint")
+    stopped_at = json.loads(final.read_text())["timesteps"]
+    resumed = promote(resume=run.logdir, address=ray_head.address, auth_token=ray_head.auth_token,
+                      timesteps=stopped_at + 500)
+    resumed.wait(180)
+    job = resumed.execution.submission_id
+    assert resumed.state == "finished" and resumed.id == run.id and job.startswith(f"{first_job}-resume-")
+    assert resumed.logdir == run.logdir and resumed.timesteps == stopped_at + 500
+    updates = resumed.updates  # the job's tables go on from the checkpoint's: followed from its first record
+    assert updates["update"].tolist() == list(range(len(updates)))
+    assert updates["timesteps_total"].is_monotonic_increasing
+    assert (updates["timesteps_total"] <= stopped_at).any() and (updates["timesteps_total"] > stopped_at).any()
+    about = json.loads((run.logdir / "run.json").read_text())
+    assert about["resumes"][-1]["checkpoint"] == "final" and about["target"] == "local"
+    resumed.close()
 
 
 def test_only_a_cluster_run_can_be_detached(tmp_path):
