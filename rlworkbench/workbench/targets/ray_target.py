@@ -11,7 +11,8 @@ learner (on replica towers with ``devices``), starts the actors and trains. The 
 itself, trained in place, or an agent made from the config.
 
 The run directory is laid out as for a local run (``config.json``, TensorBoard events, ``episodes.csv``,
-``updates.csv`` with the run's health columns, ``checkpoints/``, and ``dataflow.json``: the plan's dataflow, rewritten
+``updates.csv`` with the run's health columns, ``checkpoints/`` — every 5 minutes unless ``checkpoint_every`` says
+otherwise, so a run whose driver dies can be resumed —, and ``dataflow.json``: the plan's dataflow, rewritten
 about once a second — see :meth:`RayExecution.dataflow`). A learner made from a config is shaped by its plan's
 ``learner_config`` (Ape-X's gets a memory of one batch: replay lives in the shards and is not saved).
 :meth:`RayExecution.workers` and
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
     from rlworkbench.execution.ray.plans import Plan
 
 DATAFLOW_EVERY = 1.0  #: seconds between the dataflow.json files a running plan writes
+CHECKPOINT_EVERY = "5 min"  #: a Ray run's checkpoint schedule unless ``checkpoint_every`` says otherwise
 
 
 class RayExecution(ThreadedExecution):
@@ -69,8 +71,9 @@ class RayExecution(ThreadedExecution):
         self.tower_devices = _tower_devices(requested_devices, spec.backend)
         self.spec, self.agent = spec, agent
         run_dir = spec.new_run_dir()
-        super().__init__(run_dir, spec.timesteps, Checkpointer(_SyncedLearner(self), run_dir / "checkpoints",
-                                                               spec.checkpoint_every, progress=self._progress_source))
+        every = spec.checkpoint_every if spec.checkpoint_every is not None else CHECKPOINT_EVERY
+        super().__init__(run_dir, spec.timesteps, Checkpointer(_SyncedLearner(self), run_dir / "checkpoints", every,
+                                                               progress=self._progress_source))
         self.algorithm: PlanRun | None = None
         self._dataflow_written = 0.0
         self._start("ray")
