@@ -11,6 +11,7 @@ extended.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 from pathlib import Path
@@ -18,7 +19,7 @@ from pathlib import Path
 from rlworkbench.agents.checkpoint import read_checkpoint
 from rlworkbench.agents.protocols import Checkpointing
 from rlworkbench.errors import CheckpointError
-from rlworkbench.execution.progress import HasProgress, has_progress, read_progress, save_progress
+from rlworkbench.execution.progress import PROGRESS_FILE, HasProgress, has_progress, read_progress, save_progress
 
 PARTIAL_PREFIX = ".partial-"
 
@@ -57,26 +58,41 @@ def save_resume_point(agent: Checkpointing, directory: Path, progress: HasProgre
 def resume_points(run_dir: str | Path) -> list[tuple[int, Path]]:
     """``(timesteps, path)`` of every complete checkpoint with progress under ``<run_dir>/checkpoints``, furthest
     first (a broken or half-written one is skipped)."""
+    return [(timesteps, path) for timesteps, path in _candidates(run_dir) if _complete(path)]
+
+
+def newest_resume_point(run_dir: str | Path) -> Path:
+    """The complete checkpoint of ``run_dir`` that got furthest (checked from the furthest down, so a long run's
+    many checkpoints are not all read); a CheckpointError naming the folder if none is."""
+    for _, path in _candidates(run_dir):
+        if _complete(path):
+            return path
+    raise CheckpointError("the run has no complete checkpoint to go on from (it saves one every checkpoint_every, "
+                          "and when it stops or finishes)", argument="resume",
+                          expected=f"a checkpoint with progress under {Path(run_dir) / 'checkpoints'}", got="none")
+
+
+def _candidates(run_dir: str | Path) -> list[tuple[int, Path]]:
+    """Checkpoints whose progress file says how far they got, furthest first (``final`` before a step of the same
+    count); nothing verified yet."""
     folder = Path(run_dir) / "checkpoints"
     found = []
     for path in folder.iterdir() if folder.is_dir() else ():
         if path.name.startswith(".") or not path.is_dir() or not has_progress(path):
             continue
         try:
-            read_checkpoint(path)
-            progress = read_progress(path)
-        except CheckpointError:
+            timesteps = int(json.loads((path / PROGRESS_FILE).read_text())["timesteps"])
+        except (OSError, ValueError, KeyError, TypeError):
             continue
-        found.append((progress.timesteps, path))
+        found.append((timesteps, path))
     return sorted(found, key=lambda item: (item[0], item[1].name == "final"), reverse=True)
 
 
-def newest_resume_point(run_dir: str | Path) -> Path:
-    """The complete checkpoint of ``run_dir`` that got furthest; a CheckpointError naming the folder if none is."""
-    points = resume_points(run_dir)
-    if not points:
-        raise CheckpointError("the run has no complete checkpoint to go on from (it saves one every "
-                              "checkpoint_every, and when it stops or finishes)", argument="resume",
-                              expected=f"a checkpoint with progress under {Path(run_dir) / 'checkpoints'}",
-                              got="none")
-    return points[0][1]
+def _complete(path: Path) -> bool:
+    """Whether the agent's manifest and weights verify (checksums) and the progress reads."""
+    try:
+        read_checkpoint(path)
+        read_progress(path)
+    except CheckpointError:
+        return False
+    return True
