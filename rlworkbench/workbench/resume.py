@@ -19,13 +19,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from rlworkbench.errors import ConfigError
 from rlworkbench.execution.progress import read_progress
 from rlworkbench.execution.resume_points import newest_resume_point
 from rlworkbench.workbench.cluster.connection import is_cluster_address
-from rlworkbench.workbench.run_records import LIVE_STATES, ORPHANED, read_records
+from rlworkbench.workbench.run_records import LIVE_STATES, ORPHANED, read_records, record_text
 from rlworkbench.workbench.run_result import RUN_FILE
 from rlworkbench.workbench.run_spec import RunContext, RunSpec, make_spec
 
@@ -43,12 +43,13 @@ class RunHandle(Protocol):
     heartbeat: object
 
 
+Record = dict[str, object]  #: a run record as read from the runs directory (see :mod:`.run_records`)
 RUN_ID = re.compile(r"[0-9a-f]{12}")
 RESUME_LOG = "resume.log"  #: what a resume started in a process of its own prints, in the run directory
 _LAUNCHED: list[subprocess.Popen[bytes]] = []  # resumes this process started (reaped as later ones start)
 
 
-def resume_spec(resume: Any, prototype: Any = None, to: str | None = None,
+def resume_spec(resume: object, prototype: object = None, to: str | None = None,
                 **settings: object) -> tuple[str, RunSpec]:
     """``(target, spec)`` that go on with the run ``resume`` (a :class:`~rlworkbench.workbench.run.Run`, its
     directory, or its record id); see the module docstring. ConfigError if it is still going or its directory
@@ -79,22 +80,22 @@ def resume_spec(resume: Any, prototype: Any = None, to: str | None = None,
     spec = make_spec(prototype, **given)
     spec.name = description.get("name") or spec.name
     spec.source = description.get("source") or spec.source  # the notebook that started it, not the resumer
-    run_id = description.get("run_id") or (record or {}).get("id")
+    run_id = description.get("run_id") or record_text(record, "id")
     saved = read_progress(checkpoint)
-    seen = int((record or {}).get("timesteps") or saved.timesteps)
+    seen = int(record_text(record, "timesteps") or saved.timesteps)
     resumes = [*description.get("resumes", []),
                {"at": time.time(), "checkpoint": checkpoint.name, "timesteps": saved.timesteps,
-                "state_before": (record or {}).get("state"), "timesteps_lost": max(0, seen - saved.timesteps)}]
+                "state_before": record_text(record, "state"), "timesteps_lost": max(0, seen - saved.timesteps)}]
     spec.context = RunContext(run_id=run_id, labels=dict(description.get("labels") or {}), run_dir=run_dir,
                               resume_from=checkpoint, target=target, resumes=resumes)
     return target, spec
 
 
-def _run_dir_and_record(resume: Any) -> tuple[Path, dict[str, Any] | None]:
+def _run_dir_and_record(resume: object) -> tuple[Path, Record | None]:
     """The run directory ``resume`` names and its record (None if the runs directory has none); a ConfigError if
     the run is still going."""
-    records: list[dict[str, Any]] = read_records()
-    record: dict[str, Any] | None
+    records = read_records()
+    record: Record | None
     if isinstance(resume, RunHandle):
         if not resume.done and not getattr(getattr(resume, "execution", None), "remote", False):
             raise ConfigError("this run is still going: stop() it (or wait()) before resuming it",
@@ -130,7 +131,7 @@ def _run_dir_and_record(resume: Any) -> tuple[Path, dict[str, Any] | None]:
     return run_dir, record
 
 
-def _ended_here(record: dict[str, Any], run_dir: Path) -> bool:
+def _ended_here(record: Record, run_dir: Path) -> bool:
     """Whether a record that still reads live is of a run of this process that has ended (its last record is a
     beat behind)."""
     from rlworkbench.workbench.targets.threaded import live_runs
@@ -140,7 +141,7 @@ def _ended_here(record: dict[str, Any], run_dir: Path) -> bool:
     return not any(Path(run.logdir).absolute() == run_dir for run in live_runs())
 
 
-def _record_of(run_dir: Path, records: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _record_of(run_dir: Path, records: list[Record]) -> Record | None:
     """The newest record whose run directory is ``run_dir``."""
     for record in records:  # newest first
         if record.get("logdir") and Path(str(record["logdir"])).absolute() == run_dir:
@@ -148,7 +149,7 @@ def _record_of(run_dir: Path, records: list[dict[str, Any]]) -> dict[str, Any] |
     return None
 
 
-def resumable(record: dict[str, Any], run_dir: Path) -> Path:
+def resumable(record: Record, run_dir: Path) -> Path:
     """The checkpoint a resume of ``record``'s run would start from; ConfigError if it is live or a cluster job,
     CheckpointError if it has none."""
     if record.get("state") in LIVE_STATES:

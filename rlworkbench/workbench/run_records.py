@@ -19,6 +19,7 @@ import socket
 import threading
 import time
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Self
 
@@ -203,6 +204,18 @@ def request_stop(run_id: str, directory: Path | None = None) -> dict[str, object
                           got=f"{run_id} ({record['state']})")
     (folder / f"{run_id}.stop").write_text(str(time.time()))
     return record
+
+
+def record_text(record: Mapping[str, object] | None, key: str) -> str | None:
+    """``record[key]`` as text (None when missing or empty)."""
+    value = None if record is None else record.get(key)
+    return None if value is None or value == "" else str(value)
+
+
+def record_mapping(record: Mapping[str, object] | None, key: str) -> dict[str, object]:
+    """``record[key]`` when it is a mapping (a config, labels), else {}."""
+    value = None if record is None else record.get(key)
+    return dict(value) if isinstance(value, Mapping) else {}
 
 
 def _orphaned(record: dict[str, object], now: float) -> bool:

@@ -124,9 +124,10 @@ def test_a_killed_driver_leaves_no_actors_and_its_run_resumes(ray_session, tmp_p
     assert run.state == "finished" and run.id == seen["id"] and run.logdir == run_dir and run.target == "ray"
     resumed = json.loads((run_dir / "run.json").read_text())["resumes"][-1]
     assert resumed["checkpoint"] == checkpoint.name and resumed["state_before"] == "orphaned"
-    assert resumed["timesteps_lost"] == seen["timesteps"] - saved >= 0
-    lost_updates = seen["updates"] - saved_updates(checkpoint)
-    assert 0 < lost_updates <= EVERY_UPDATES + 5, lost_updates  # at most one interval (and a record's lag)
+    # what the crash cost, as far as the last record saw (it lags the driver by up to a beat, so the checkpoint
+    # may even be newer than it): never more than one checkpoint interval
+    assert resumed["timesteps_lost"] == max(0, seen["timesteps"] - saved)
+    assert seen["updates"] - saved_updates(checkpoint) <= EVERY_UPDATES, (seen["updates"], saved_updates(checkpoint))
     check_one_axis(run, saved)
     wait_until(lambda: record_of(runs_dir, "killed")["state"] == "finished", 10, "the final record")
 

@@ -11,16 +11,16 @@ A job still pending or running is refused (stop it first).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from rlworkbench.errors import ConfigError
 from rlworkbench.workbench.cluster.connection import connect, job_metadata
+from rlworkbench.workbench.run_records import record_mapping, record_text
 from rlworkbench.workbench.run_spec import RunContext, RunSpec
 
 LIVE_JOB_STATES = ("PENDING", "RUNNING")
 
 
-def cluster_resume_spec(record: dict[str, Any], run_dir: Path, resumes: list[dict[str, object]],
+def cluster_resume_spec(record: dict[str, object], run_dir: Path, resumes: list[dict[str, object]],
                         settings: dict[str, object]) -> RunSpec:
     """The spec of a job that goes on with the job ``record`` names (settings given now win: ``timesteps``,
     ``auth_token``, ``stop_grace``, ``mirror``, Ray settings)."""
@@ -37,13 +37,14 @@ def cluster_resume_spec(record: dict[str, Any], run_dir: Path, resumes: list[dic
                           got=f"{submission_id} ({status.lower()})")
     run_name, cluster_logdir = metadata["run_name"], metadata["cluster_logdir"]
     timesteps = given.pop("timesteps", None)
-    spec = RunSpec(name=metadata["name"], config=dict(record.get("config") or {}), env=metadata["env"],
+    spec = RunSpec(name=metadata["name"], config=record_mapping(record, "config"), env=metadata["env"],
                    backend=metadata["backend"],
                    timesteps=int(timesteps if isinstance(timesteps, int) else metadata["timesteps"]),
                    logdir=Path(metadata["logdir"]), run_name=run_name, progress=False)
     spec.options = {"address": address, "auth_token": auth_token, "cluster_logdir": cluster_logdir,
                     "workers": int(metadata.get("workers", 0)), **given}
-    spec.config_label, spec.source = str(record.get("config_label") or spec.name), record.get("source")
-    spec.context = RunContext(run_id=record.get("id"), labels=dict(record.get("labels") or {}), run_dir=run_dir,
-                              resume_from=Path(cluster_logdir) / run_name, target="ray", resumes=resumes)
+    spec.config_label, spec.source = record_text(record, "config_label") or spec.name, record_text(record, "source")
+    spec.context = RunContext(run_id=record_text(record, "id"), labels=record_mapping(record, "labels"),
+                              run_dir=run_dir, resume_from=Path(cluster_logdir) / run_name, target="ray",
+                              resumes=resumes)
     return spec
