@@ -118,10 +118,6 @@ class Checkpointer:
         self.progress = progress
         self.last: Path | None = None
 
-    @property
-    def every(self) -> CheckpointSchedule | None:
-        return self.schedule
-
     def __call__(self, worker: Worker | Any) -> None:
         if self.schedule is not None and self.schedule.due(worker.timesteps, _updates(worker)):
             self.save(f"step_{worker.timesteps}")

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from rlworkbench.errors import CheckpointError, ConfigError
-from rlworkbench.execution.progress import HasProgress, save_progress
-from rlworkbench.execution.train import Checkpointer, save_checkpoint
+from rlworkbench.execution.progress import HasProgress
+from rlworkbench.execution.resume_points import save_resume_point
+from rlworkbench.execution.train import Checkpointer
 from rlworkbench.workbench.exit_hooks import at_exit_once
 from rlworkbench.workbench.run_spec import RunSpec
 from rlworkbench.workbench.targets.base import FAILED, FINISHED, STOPPED, Execution
@@ -77,8 +78,7 @@ class ThreadedExecution(Execution):
         if source is None:
             raise CheckpointError("this run has not started training yet: nothing to save", argument="directory",
                                   expected="a run that has stepped", got=self.state)
-        save_checkpoint(self.agent, Path(directory))
-        return save_progress(source, directory)
+        return save_resume_point(self.agent, Path(directory), source)
 
     def _progress_source(self) -> HasProgress | None:
         """The worker or algorithm whose tables and counters make the run's progress (None before it exists)."""
