@@ -129,6 +129,12 @@ def test_a_killed_driver_leaves_no_actors_and_its_run_resumes(ray_session, tmp_p
     assert resumed["timesteps_lost"] == max(0, seen["timesteps"] - saved)
     assert seen["updates"] - saved_updates(checkpoint) <= EVERY_UPDATES, (seen["updates"], saved_updates(checkpoint))
     check_one_axis(run, saved)
+    # the replay ratio goes on over the whole run: the resumed learner does not owe the earlier part's updates again
+    # (it did: it replayed a nearly empty replay for minutes while its samplers waited)
+    plan_run, schedule = run.execution.algorithm, config["update"]
+    assert plan_run.agent.updates - plan_run.first_update == len(run.updates)
+    allowed = (plan_run.timesteps - schedule["learning_starts"]) // schedule["update_interval"] + 1
+    assert len(run.updates) <= allowed * schedule["gradient_steps"], (len(run.updates), allowed)
     wait_until(lambda: record_of(runs_dir, "killed")["state"] == "finished", 10, "the final record")
 
 

@@ -210,6 +210,8 @@ class PlanRun:
         self.timesteps = int(progress.timesteps)
         self.first_timestep = int(self.agent.timesteps) - self.timesteps
         self.book.restore(progress.episodes, progress.updates)
+        # the replay ratio counts the earlier part's updates too, or a resumed learner would owe them all again
+        self.first_update = int(self.agent.updates) - self.book.num_updates
         self._elapsed_before = float(progress.wall_time)
 
     def record_sample(self, report: SampleReport) -> None:
