@@ -6,8 +6,9 @@
   ``tensorboard.summary.Writer`` open files with ``tensorboard.compat.tf.io.gfile``, which imports TensorFlow
   whenever it is installed: seconds, and a second framework in a torch run.) Scalars are classic ``simple_value``
   summaries, histograms classic ``histo`` summaries (equal-width buckets from ``numpy.histogram``), graphs
-  ``Event.graph_def``. Writing is synchronous and buffered; the file is flushed at most every ``flush_secs`` while
-  running and on :meth:`EventWriter.flush`. The :class:`~rlworkbench.execution.Worker` writes its scalars with it.
+  ``Event.graph_def``; :meth:`EventWriter.restart_at` marks where a resumed run goes on. Writing is synchronous
+  and buffered; the file is flushed at most every ``flush_secs`` while running and on :meth:`EventWriter.flush`.
+  The :class:`~rlworkbench.execution.Worker` writes its scalars with it.
 - :func:`write_variable_summaries` — for every component that owns variables, scalars over its floating-point
   variables (``variables/<component path>/norm``, ``…/mean_abs``, ``…/max_abs``) and one histogram per variable,
   tagged ``<component path>/<variable name>``, so tags, scoped weight names and TF name scopes read alike.
@@ -58,6 +59,16 @@ class EventWriter:
         self._records = RecordWriter(open(self.path, "wb"))  # closed in close()
         self._write(self._event(wall_time=time.time(), file_version="brain.Event:2"))
         self._flush_secs = flush_secs
+        self.flush()
+
+    def restart_at(self, step: int) -> None:
+        """Marks where a resumed run goes on: TensorBoard drops every point past ``step`` written before this mark
+        (what a killed run wrote after the checkpoint it resumes from), so each series goes on as one line. The
+        mark is a ``SessionLog.START`` event at ``step + 1``: TensorBoard's own purge signal."""
+        from tensorboard.compat.proto.event_pb2 import SessionLog
+
+        self._write(self._event(wall_time=time.time(), step=int(step) + 1,
+                                session_log=SessionLog(status=SessionLog.START)))
         self.flush()
 
     def scalar(self, tag: str, value: float, step: int) -> None:

@@ -118,6 +118,8 @@ class Worker:
         self._elapsed_before = self._run_seconds = float(progress.wall_time)
         self._last_log = (self.timesteps, self._run_seconds)
         self._next_callback = self.timesteps
+        if self.log is not None:
+            self.log.restart_at(self.timesteps)  # TensorBoard forgets what a killed part wrote past the checkpoint
 
     def stop(self) -> None:
         """Asks a running :meth:`run` to stop after its current step (safe from any thread)."""

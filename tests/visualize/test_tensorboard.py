@@ -283,3 +283,21 @@ def test_worker_summaries_are_off_by_default_and_checked_up_front(torch_backend,
             Worker(RandomAgent.from_env(env), env, logdir=tmp_path, summaries_every=5)
     finally:
         env.close()
+
+
+def test_a_resumed_writer_makes_tensorboard_forget_the_points_past_its_checkpoint(tmp_path):
+    """A killed run wrote steps 0..90; its resumed part goes on from the checkpoint at step 50 in a file of its own:
+    TensorBoard shows one line, the killed part's points past 50 gone, the resumed part's in their place."""
+    killed = EventWriter(tmp_path)
+    for step in range(0, 100, 10):
+        killed.scalar("update/loss", float(step), step)
+    killed.close()
+    time.sleep(1.1)  # the resumed part's file is newer: TensorBoard reads files in name (time) order
+    resumed = EventWriter(tmp_path)
+    resumed.restart_at(50)
+    for step in range(60, 130, 10):
+        resumed.scalar("update/loss", -float(step), step)
+    resumed.close()
+    points = read_events(tmp_path).Scalars("update/loss")
+    assert [p.step for p in points] == list(range(0, 130, 10))
+    assert [p.value for p in points] == [float(s) for s in range(0, 60, 10)] + [-float(s) for s in range(60, 130, 10)]
