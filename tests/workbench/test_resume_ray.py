@@ -1,8 +1,8 @@
 """Resuming Ray runs on a real local Ray: a replay shard and then the driver of an Ape-X run are SIGKILLed mid-run
 (the driver a process of its own, joined to this test run's Ray session) — its actors go with it, its record says
 orphaned, and ``promote(resume=...)`` finishes it from its newest checkpoint, losing at most one checkpoint interval,
-its shards holding the replay that checkpoint saved; IMPALA and synchronous PPO stopped
-and resumed from the Run go on with the same tables, step axis and record."""
+its shards holding the replay that checkpoint saved; IMPALA and synchronous PPO (also with a learner group of two
+ranks) stopped and resumed from the Run go on with the same tables, step axis and record."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import ray
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 from rlworkbench.execution.resume_points import newest_resume_point, resume_points
 from rlworkbench.workbench import promote
@@ -129,6 +130,12 @@ def test_a_killed_driver_leaves_no_actors_and_its_run_resumes(ray_session, tmp_p
     assert resumed["timesteps_lost"] == max(0, seen["timesteps"] - saved)
     assert seen["updates"] - saved_updates(checkpoint) <= EVERY_UPDATES, (seen["updates"], saved_updates(checkpoint))
     check_one_axis(run, saved)
+    # TensorBoard goes on as one line too: what the killed driver wrote past the checkpoint is dropped
+    events = EventAccumulator(str(run_dir), size_guidance={"scalars": 0})
+    events.Reload()
+    steps = [point.step for point in events.Scalars("update/loss")]
+    assert steps == sorted(steps)
+    assert [step for step in steps if step > saved] == [t for t in run.updates["timesteps_total"] if t > saved]
     # the replay ratio goes on over the whole run: the resumed learner does not owe the earlier part's updates again
     # (it did: it replayed a nearly empty replay for minutes while its samplers waited)
     plan_run, schedule = run.execution.algorithm, config["update"]
@@ -138,12 +145,16 @@ def test_a_killed_driver_leaves_no_actors_and_its_run_resumes(ray_session, tmp_p
     wait_until(lambda: record_of(runs_dir, "killed")["state"] == "finished", 10, "the final record")
 
 
-@pytest.mark.parametrize("prototype", ["impala", "ppo"])
-def test_impala_and_sync_ppo_stop_and_resume_from_the_run(ray_session, tmp_path, monkeypatch, prototype):
+LEARNER_GROUP = {"learners": 2, "learner_cpus": 0.5}
+
+
+@pytest.mark.parametrize("prototype, settings", [("impala", {}), ("ppo", {}), ("ppo", LEARNER_GROUP)],
+                         ids=["impala", "ppo", "ppo-learner-group"])
+def test_impala_and_sync_ppo_stop_and_resume_from_the_run(ray_session, tmp_path, monkeypatch, prototype, settings):
     monkeypatch.setenv("RLWORKBENCH_RUNS_DIR", str(tmp_path / "records"))
     config = IMPALA if prototype == "impala" else "ppo_cartpole"
     first = promote(config, to="ray", timesteps=10**6, seed=0, logdir=tmp_path, checkpoint_every=200,
-                    workers=1, envs_per_worker=2, sampler_cpus=0)
+                    workers=1, envs_per_worker=2, sampler_cpus=0, **settings)
     wait_until(lambda: first.timesteps > 400 or first.done, 120, "400 env steps")
     first.stop()
     assert first.state == "stopped", first.error

@@ -77,6 +77,8 @@ def check_cpus(settings: Mapping[str, Any], resources: Mapping[str, float]) -> N
                       "sampler_cpus", expected=f"workers x sampler_cpus <= {have:g} (sampler_cpus=0 lets them "
                       "share)", got=f"{settings['workers']} x {settings['sampler_cpus']:g} = {samplers:g}")
 
+#: columns of the updates table that count since the run began: a resumed run goes on from the earlier part's
+RUN_COUNTS = ("sampler_restarts", "shard_restarts", "replay_lost", "learner_restarts", "learner_updates_lost")
 WORKER_COLUMNS = ("worker", "env_steps", "env_steps_per_s", "episodes", "recent_return", "restarts", "weights_behind",
                   "last_error")
 
@@ -126,6 +128,7 @@ class PlanRun:
         self.stats = [WorkerStats(version=self.version) for _ in range(self.settings["workers"])]
         self.started = time.perf_counter()
         self._elapsed_before = 0.0  # wall time of the earlier part of a resumed run
+        self._counted_before: dict[str, float] = {}  # RUN_COUNTS of the earlier part of a resumed run
         self.meter = FlowMeter(plan.name)
         self.meter.node(LEARNER, "learner")
         self.samplers: Rollouts | None = None
@@ -213,6 +216,12 @@ class PlanRun:
         # the replay ratio counts the earlier part's updates too, or a resumed learner would owe them all again
         self.first_update = int(self.agent.updates) - self.book.num_updates
         self._elapsed_before = float(progress.wall_time)
+        if len(progress.updates):
+            last = progress.updates.iloc[-1]
+            self._counted_before = {key: float(last[key]) for key in RUN_COUNTS
+                                    if key in last.index and np.isfinite(last[key])}
+        if self.log is not None:
+            self.log.restart_at(self.timesteps)  # TensorBoard forgets what a killed part wrote past the checkpoint
 
     def record_sample(self, report: SampleReport) -> None:
         """Counts a sampler's report: its env steps and the episodes that ended (global env ids)."""
@@ -236,7 +245,11 @@ class PlanRun:
         """Adds an update's metrics and the run's health (restarts, weight staleness, …) to the updates table."""
         health = {"weights_behind": sum(s.behind for s in self.stats) / len(self.stats),
                   "sampler_restarts": float(sum(self.restarts)), **self.health()}
-        row = self.book.add_update(self.timesteps, self.elapsed, {**metrics, **health})
+        values = {**metrics, **health}
+        for key, before in self._counted_before.items():  # restarts and losses count over the whole run
+            if key in values:
+                values[key] = float(values[key]) + before  # type: ignore[arg-type]
+        row = self.book.add_update(self.timesteps, self.elapsed, values)
         if self.log is not None:
             self.log.scalars("update", {k: v for k, v in row.items() if k not in ("update", "timesteps_total",
                                                                                  "wall_time")}, self.timesteps)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 import ray
 
@@ -171,3 +172,23 @@ def test_a_checkpoint_with_save_replay_puts_every_shards_records_and_priorities_
         assert mismatch.value.key_path == "replay" and "2 shards of 1000 records" in str(mismatch.value)
     finally:
         again.close()
+
+
+def test_a_resumed_run_counts_restarts_and_losses_on_from_its_earlier_part(ray_session):
+    """Restarts and records lost are the run's, not its driver's: a resumed part adds to the counts its checkpoint
+    ended with (they read zero again after a driver was killed and resumed)."""
+    from rlworkbench.execution.metrics import EPISODE_COLUMNS
+    from rlworkbench.execution.progress import Progress
+
+    apex = make_apex(workers=1, shards=1)
+    try:
+        earlier = pd.DataFrame([{"update": 0, "timesteps_total": 300, "wall_time": 2.0, "loss": 0.5,
+                                 "sampler_restarts": 3.0, "shard_restarts": 1.0, "replay_lost": 120.0}])
+        apex.restore_progress(Progress(300, 2.0, pd.DataFrame(columns=list(EPISODE_COLUMNS)), earlier))
+        apex.train(900)
+        later = apex.updates.iloc[1:]
+        assert len(later) > 0 and later["update"].tolist() == list(range(1, len(later) + 1))
+        assert (later["sampler_restarts"] == 3.0).all() and (later["shard_restarts"] == 1.0).all()
+        assert (later["replay_lost"] == 120.0).all()
+    finally:
+        apex.close()
