@@ -93,18 +93,20 @@ class StopHandler(APIHandler):
 
 class ResumeHandler(APIHandler):
     @tornado.web.authenticated
-    def post(self, run_id: str) -> None:
-        """Goes on with a stopped, failed or orphaned run of this machine from its newest complete checkpoint, in a
-        process of its own (``rlworkbench resume``; its output in ``<run dir>/resume.log``); the run's record goes
-        live again under the same id. 404: no such run; 409: live, a cluster job, or nothing to resume from."""
+    async def post(self, run_id: str) -> None:
+        """Goes on with a stopped, failed or orphaned run from its newest complete checkpoint, in a process of its
+        own (``rlworkbench resume``; its output in ``<run dir>/resume.log``); the run's record goes live again under
+        the same id. A cluster job's resume is a new job on its cluster (the server's ``RAY_AUTH_TOKEN`` or token
+        file), followed by that process. 404: no such run; 409: live (a job the cluster still runs), an
+        experiment's trial, nothing to resume from, or the cluster does not answer."""
         from rlworkbench.workbench.resume import launch_resume, resumable
 
         record = _record(run_id)
         logdir = absolute_path(record, "logdir", _root(self))
         if not logdir or not Path(logdir).is_dir():
             raise tornado.web.HTTPError(404, reason=f"the run's folder {logdir} is not on this machine")
-        try:
-            checkpoint = resumable(record, Path(logdir))
+        try:  # a cluster job's state is asked of its cluster: not on the server's event loop
+            checkpoint = await tornado.ioloop.IOLoop.current().run_in_executor(None, resumable, record, Path(logdir))
         except RLWorkbenchError as error:
             raise tornado.web.HTTPError(409, reason=f"{type(error).__name__}: {error}") from None
         process = launch_resume(Path(logdir), record.get("cwd"))

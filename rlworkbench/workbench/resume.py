@@ -150,14 +150,17 @@ def _record_of(run_dir: Path, records: list[Record]) -> Record | None:
 
 
 def resumable(record: Record, run_dir: Path) -> Path:
-    """The checkpoint a resume of ``record``'s run would start from; ConfigError if it is live or a cluster job,
-    CheckpointError if it has none."""
+    """The checkpoint a resume of ``record``'s run would start from — for a cluster job, its run directory on the
+    cluster (the new job takes the newest complete checkpoint there). ConfigError if it is live (a cluster job: if
+    the cluster says it is pending or running) or an experiment's trial; CheckpointError if it has no checkpoint;
+    ClusterError if its cluster does not answer."""
+    if record.get("submission_id"):  # its notebook may have let go of it: the cluster knows whether it still runs
+        from rlworkbench.workbench.cluster.resume_job import cluster_run_directory
+
+        return cluster_run_directory(record)
     if record.get("state") in LIVE_STATES:
         raise ConfigError("this run is still going", argument="resume",
                           expected=f"a finished, stopped, failed or {ORPHANED} run", got=str(record.get("state")))
-    if record.get("submission_id"):
-        raise ConfigError("a cluster job is resumed from a notebook (promote(resume=<run>), a new job)",
-                          argument="resume", expected="a run of this machine", got=str(record["submission_id"]))
     if record.get("experiment"):
         raise ConfigError("an experiment's trial run goes on with its experiment (Experiment.resume())",
                           argument="resume", expected="a run of its own", got=str(record["experiment"]))

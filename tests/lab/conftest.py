@@ -3,76 +3,15 @@ bootstrap installs it), on 127.0.0.1 with a random token, serving a temp root an
 
 from __future__ import annotations
 
-import os
-import secrets
-import signal
-import socket
-import subprocess
-import sys
-import time
-from dataclasses import dataclass
-from pathlib import Path
-
 import pytest
-import requests
 
-
-@dataclass
-class LabServer:
-    port: int
-    token: str
-    root: Path
-    runs: Path
-    log: Path
-
-    def url(self, route: str) -> str:
-        return f"http://127.0.0.1:{self.port}/rlworkbench/{route}"
-
-    def get(self, route: str, auth: bool = True, **params) -> requests.Response:
-        return requests.get(self.url(route), params=params, headers=self._headers(auth), timeout=120)
-
-    def post(self, route: str, auth: bool = True) -> requests.Response:
-        return requests.post(self.url(route), headers=self._headers(auth), timeout=120)
-
-    def _headers(self, auth: bool) -> dict[str, str]:
-        return {"Authorization": f"token {self.token}"} if auth else {}
+from tests.lab.lab_server_process import serve
 
 
 @pytest.fixture(scope="session")
 def lab_server(tmp_path_factory):
-    base = tmp_path_factory.mktemp("lab-server")
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    server = LabServer(port, secrets.token_hex(16), base / "root", base / "runs", base / "server.log")
-    server.root.mkdir()
-    env = {**os.environ, "RLWORKBENCH_RUNS_DIR": str(server.runs), "JUPYTER_CONFIG_DIR": str(base / "config"),
-           "JUPYTER_RUNTIME_DIR": str(base / "runtime")}
-    env.pop("RLWORKBENCH_CLUSTER_ADDRESS", None)
-    command = [sys.executable, "-m", "jupyter_server", "--no-browser", "--allow-root", "--ip=127.0.0.1",
-               f"--port={port}", "--ServerApp.port_retries=0", f"--ServerApp.token={server.token}",
-               f"--ServerApp.root_dir={server.root}"]
-    with server.log.open("wb") as log:
-        process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert process.poll() is None, server.log.read_text()[-3000:]
-            try:
-                if requests.get(f"http://127.0.0.1:{port}/api/status", timeout=2,
-                                headers={"Authorization": f"token {server.token}"}).ok:
-                    break
-            except requests.RequestException:
-                pass
-            assert time.monotonic() < deadline, server.log.read_text()[-3000:]
-            time.sleep(0.3)
+    with serve(tmp_path_factory.mktemp("lab-server")) as server:
         yield server
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
 // The Resume button of a stopped, failed or orphaned run: POST runs/<id>/resume (the server starts
-// `rlworkbench resume <run dir>` in a process of its own; the run's record goes live again under the same id).
+// `rlworkbench resume <run dir>` in a process of its own; the run's record goes live again under the same id). A
+// cluster job's card has one too: its resume is a new job on that cluster, refused while the cluster still runs it.
 // Ids in `resuming` keep their "Resuming…" label over the panel's refreshes until the record is live again; a
 // refusal (no checkpoint to go on from, say) stays on the button until the next press.
 import { requestAPI } from './api';

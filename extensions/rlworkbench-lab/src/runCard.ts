@@ -74,7 +74,7 @@ export function runCard(run: IRunRecord, context: ICardContext): HTMLElement {
     buttons.appendChild(stopButton(run.id, context.stopping));
   } else {
     context.stopping.delete(run.id); // it stopped: a resumed part gets a fresh Stop
-    if (RESUMABLE.has(run.state) && !run.submission_id && !run.experiment) {
+    if (RESUMABLE.has(run.state) && !run.experiment) {
       buttons.appendChild(resumeButton(run.id, context.resuming));
     }
   }

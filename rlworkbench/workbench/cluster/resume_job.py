@@ -25,16 +25,10 @@ def cluster_resume_spec(record: dict[str, object], run_dir: Path, resumes: list[
     """The spec of a job that goes on with the job ``record`` names (settings given now win: ``timesteps``,
     ``auth_token``, ``stop_grace``, ``mirror``, Ray settings)."""
     given = dict(settings)
+    given.pop("progress", None)  # the follower shows the job's progress in the live view, not in a bar
     address = given.pop("address", None) or record.get("address")
     auth_token = given.pop("auth_token", None)
-    submission_id = str(record["submission_id"])
-    client = connect(str(address), auth_token if isinstance(auth_token, str) else None)
-    metadata = job_metadata(client, submission_id, "resume", "a job of the cluster at this address")
-    status = str(getattr(client.get_job_status(submission_id), "value", ""))
-    if status in LIVE_JOB_STATES:
-        raise ConfigError("this cluster job is still going: stop it first (run.stop(), or ray job stop)",
-                          argument="resume", expected="a stopped, failed or finished job",
-                          got=f"{submission_id} ({status.lower()})")
+    metadata = ended_job(record, address, auth_token)
     run_name, cluster_logdir = metadata["run_name"], metadata["cluster_logdir"]
     timesteps = given.pop("timesteps", None)
     spec = RunSpec(name=metadata["name"], config=record_mapping(record, "config"), env=metadata["env"],
@@ -48,3 +42,25 @@ def cluster_resume_spec(record: dict[str, object], run_dir: Path, resumes: list[
                               run_dir=run_dir, resume_from=Path(cluster_logdir) / run_name, target="ray",
                               resumes=resumes)
     return spec
+
+
+def ended_job(record: dict[str, object], address: object = None, auth_token: object = None) -> dict[str, str]:
+    """The metadata of the job ``record`` names, asked at ``address`` (None: the record's) with ``auth_token``
+    (None: ``RAY_AUTH_TOKEN`` or the token file); ConfigError if the job is still pending or running,
+    ClusterError if the cluster does not answer or has no such job."""
+    submission_id = str(record["submission_id"])
+    client = connect(str(address or record.get("address")), auth_token if isinstance(auth_token, str) else None)
+    metadata = job_metadata(client, submission_id, "resume", "a job of the cluster at this address")
+    status = str(getattr(client.get_job_status(submission_id), "value", ""))
+    if status in LIVE_JOB_STATES:
+        raise ConfigError("this cluster job is still going: stop it first (run.stop(), or ray job stop)",
+                          argument="resume", expected="a stopped, failed or finished job",
+                          got=f"{submission_id} ({status.lower()})")
+    return metadata
+
+
+def cluster_run_directory(record: dict[str, object]) -> Path:
+    """Where the ended job ``record`` names kept its run on the cluster (its resume goes on from that directory's
+    newest complete checkpoint); errors as :func:`ended_job`."""
+    metadata = ended_job(record)
+    return Path(metadata["cluster_logdir"]) / metadata["run_name"]
