@@ -5,7 +5,7 @@ Run ``python -m bench.soak [--minutes 20] [--kill-every 60] [--out PATH.csv]`` (
 ``datasets/benchmarks/soak.csv``). Not a CI test: 2 x ``--minutes`` of machine time.
 
 Both runs are ``promote(<Ape-X bench DQN>, to="ray")`` on CartPole-v1 with 2 samplers of 4 envs and 2 replay shards,
-``checkpoint_every`` one minute (``--checkpoint-every``), in one local Ray session that this process starts; each
+``checkpoint_every`` 30 s (``--checkpoint-every``), in one local Ray session that this process starts; each
 run's driver is a process of its own (``python -m bench.soak --driver <spec.json>``) joined to that session, so it
 can be SIGKILLed like a notebook kernel that dies. The undisturbed run's driver stops its run after ``--minutes``.
 In the disturbed run, every ``--kill-every`` seconds this process SIGKILLs the process of one of the run's actors,
@@ -190,7 +190,7 @@ def main(argv: Sequence[str] | None = None) -> Any:
     parser.set_defaults(out=DATASET)
     parser.add_argument("--minutes", type=float, default=20.0, help="minutes per run")
     parser.add_argument("--kill-every", type=float, default=60.0, help="seconds between actor kills")
-    parser.add_argument("--checkpoint-every", type=float, default=60.0, help="seconds between checkpoints")
+    parser.add_argument("--checkpoint-every", type=float, default=30.0, help="seconds between checkpoints")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--keep", type=Path, default=None, help="keep the run directories and logs here")
     args = parser.parse_args(argv)
