@@ -64,11 +64,14 @@ class EventWriter:
     def restart_at(self, step: int) -> None:
         """Marks where a resumed run goes on: TensorBoard drops every point past ``step`` written before this mark
         (what a killed run wrote after the checkpoint it resumes from), so each series goes on as one line. The
-        mark is a ``SessionLog.START`` event at ``step + 1``: TensorBoard's own purge signal."""
+        mark is TensorBoard's own purge signal, a ``SessionLog.START`` event at ``step + 1``, written twice: the
+        server's loader takes the first START of a run for its beginning and purges at the next (the older loader
+        purges at each; a second purge at the same step drops nothing more)."""
         from tensorboard.compat.proto.event_pb2 import SessionLog
 
-        self._write(self._event(wall_time=time.time(), step=int(step) + 1,
-                                session_log=SessionLog(status=SessionLog.START)))
+        for _ in range(2):
+            self._write(self._event(wall_time=time.time(), step=int(step) + 1,
+                                    session_log=SessionLog(status=SessionLog.START)))
         self.flush()
 
     def scalar(self, tag: str, value: float, step: int) -> None:

@@ -286,18 +286,25 @@ def test_worker_summaries_are_off_by_default_and_checked_up_front(torch_backend,
 
 
 def test_a_resumed_writer_makes_tensorboard_forget_the_points_past_its_checkpoint(tmp_path):
-    """A killed run wrote steps 0..90; its resumed part goes on from the checkpoint at step 50 in a file of its own:
-    TensorBoard shows one line, the killed part's points past 50 gone, the resumed part's in their place."""
-    killed = EventWriter(tmp_path)
-    for step in range(0, 100, 10):
-        killed.scalar("update/loss", float(step), step)
-    killed.close()
-    time.sleep(1.1)  # the resumed part's file is newer: TensorBoard reads files in name (time) order
-    resumed = EventWriter(tmp_path)
-    resumed.restart_at(50)
-    for step in range(60, 130, 10):
-        resumed.scalar("update/loss", -float(step), step)
-    resumed.close()
-    points = read_events(tmp_path).Scalars("update/loss")
-    assert [p.step for p in points] == list(range(0, 130, 10))
-    assert [p.value for p in points] == [float(s) for s in range(0, 60, 10)] + [-float(s) for s in range(60, 130, 10)]
+    """A killed run wrote steps 0..90; its resumed part goes on from the checkpoint at step 50 in a file of its own,
+    is killed at 120 and resumed again from 80: TensorBoard shows one line, each killed part's points past its
+    checkpoint gone — as the notebook's reader and as TensorBoard's server (its plugin accumulator) load them."""
+    parts = [(None, range(0, 100, 10)), (50, range(60, 130, 10)), (80, range(90, 160, 10))]
+    for number, (checkpoint, steps) in enumerate(parts):
+        if number:
+            time.sleep(1.1)  # a later part's file is newer: TensorBoard reads files in name (time) order
+        writer = EventWriter(tmp_path)
+        if checkpoint is not None:
+            writer.restart_at(checkpoint)
+        for step in steps:
+            writer.scalar("update/loss", float(step + 1000 * number), step)
+        writer.close()
+    expected = [(s, float(s)) for s in range(0, 60, 10)] + [(s, float(s + 1000)) for s in range(60, 90, 10)] + \
+        [(s, float(s + 2000)) for s in range(90, 160, 10)]
+    assert [(p.step, p.value) for p in read_events(tmp_path).Scalars("update/loss")] == expected
+    from tensorboard.backend.event_processing.plugin_event_accumulator import EventAccumulator
+    from tensorboard.util.tensor_util import make_ndarray
+
+    served = EventAccumulator(str(tmp_path), size_guidance={"tensors": 0})
+    served.Reload()
+    assert [(t.step, float(make_ndarray(t.tensor_proto))) for t in served.Tensors("update/loss")] == expected
