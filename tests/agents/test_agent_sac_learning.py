@@ -44,6 +44,8 @@ def describe(worker: Worker, seconds: float) -> str:
             f"returns {np.round(returns).astype(int).tolist()}")
 
 
+# TensorFlow's run (~55 s on CI) goes with the slow runs: the parity suite holds its maths to torch's
+@pytest.mark.parametrize("backend", ["torch", pytest.param("tf", marks=pytest.mark.slow)], indirect=True)
 @pytest.mark.timeout(180)
 def test_sac_learns_pendulum(backend, one_torch_thread):
     start = time.perf_counter()
