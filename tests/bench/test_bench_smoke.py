@@ -243,7 +243,9 @@ def test_apex_vs_rllib_writes_its_csv(ray_session, tmp_path):
 
 
 @pytest.mark.parametrize("family, contenders", [
-    ("impala_vs_rllib", ["impala", "rllib_appo"]),  # ours and the baseline: RLlib's APPO API still fits
+    # ours and the baseline: RLlib's APPO API still fits (~75 s, APPO's first iteration alone 20-45 s: with the slow
+    # runs; ppo_vs_rllib keeps the shared side-by-side machinery in the default suite)
+    pytest.param("impala_vs_rllib", ["impala", "rllib_appo"], marks=pytest.mark.slow),
     ("ppo_vs_rllib", ["sync_ppo", "rllib_ppo", "local_ppo"]),
 ])
 def test_the_on_policy_side_by_sides_write_their_csv(ray_session, tmp_path, family, contenders):
