@@ -272,6 +272,25 @@ class Ops(Protocol):
     def gradients(self, loss: Tensor, variables: Sequence[Variable]) -> list[Tensor]:
         """``d loss / d variable`` for each variable, zeros where ``loss`` does not depend on it."""
 
+    # ----- trees: prioritized replay's sum tree, fused (NumPy on torch's CPU tensors) ---------------------------
+    def tree_sum_set(self, tree: Variable, block_minima: Variable, nodes: Tensor, values: Tensor,
+                     distinct: bool = False) -> None:
+        """In the float64 sum tree ``tree`` (``2 * leaves`` nodes in heap order: node 1 the root, node ``i``'s
+        children ``2i`` and ``2i + 1``, leaf ``j`` at node ``leaves + j``, node 0 unused), sets the leaf ``nodes`` to
+        ``values``, adds each leaf's change to all its ancestors, and recomputes the entries of ``block_minima``
+        (the minimum of each of its ``len(block_minima)`` equal blocks of leaves) whose blocks hold ``nodes``. With
+        repeated nodes the last value wins (``distinct=True`` promises none, skipping that search)."""
+
+    def tree_prefix_search(self, tree: Variable, prefix_sums: Tensor) -> Tensor:
+        """Per ``u`` of ``prefix_sums``, the int64 leaf number ``j`` of the sum tree ``tree`` (see
+        :meth:`tree_sum_set`) with ``sum(leaves[:j]) <= u < sum(leaves[:j + 1])``: never an empty leaf unless the
+        whole tree is empty (then 0); ``u`` at or past the total picks the last non-empty leaf."""
+
+    def tree_block_minimum(self, tree: Variable, block_minima: Variable, count: Size) -> Tensor:
+        """The smallest of the first ``count`` leaves of ``tree`` (a sum or min tree laid out as for
+        :meth:`tree_sum_set`; ``count`` clipped to ``[0, leaves]``), a scalar of the tree's dtype, +inf for none:
+        from ``block_minima`` for the whole blocks below ``count`` and the leaves of the rest one by one."""
+
     # ----- random: sampling from a component's own generator ----------------------------------------------------
     def random_uniform(self, generator: Generator, shape: Sequence[Size], low: float = 0.0,
                        high: float = 1.0) -> Tensor:

@@ -1,0 +1,54 @@
+"""Sum-tree ops (prioritized replay's tree): NumPy on the CPU tensor's own memory, where a descent or an update
+is a handful of NumPy calls instead of ~15-25 torch ops of a few µs each; the ops composition elsewhere (CUDA)."""
+
+from __future__ import annotations
+
+from typing import cast
+
+import torch
+
+from rlworkbench.core import ops as contract
+from rlworkbench.core import sum_tree_kernels as kernels
+
+Tensor = torch.Tensor
+
+
+def _ops() -> contract.Ops:  # this module's own namespace (imported when first needed: it imports this module)
+    from rlworkbench.backends.torch import ops
+
+    return cast("contract.Ops", ops)
+
+
+def _contract(*tensors: Tensor) -> list[contract.Tensor]:
+    """Torch tensors as the contract's tensor protocol (what they are at run time; mypy reads torch's signatures)."""
+    return [cast("contract.Tensor", t) for t in tensors]
+
+
+def _on_cpu(*tensors: Tensor) -> bool:
+    return all(t.device.type == "cpu" and not t.requires_grad for t in tensors)
+
+
+def tree_sum_set(tree: Tensor, block_minima: Tensor, nodes: Tensor, values: Tensor, distinct: bool = False) -> None:
+    if _on_cpu(tree, block_minima, nodes, values):
+        kernels.numpy_sum_set(tree.numpy(), block_minima.numpy(), nodes.numpy(), values.numpy(), distinct)
+    else:
+        tree_, minima_, nodes_, values_ = _contract(tree, block_minima, nodes, values)
+        kernels.sum_set(_ops(), tree_, minima_, nodes_, values_, distinct)
+
+
+def tree_prefix_search(tree: Tensor, prefix_sums: Tensor) -> Tensor:
+    if _on_cpu(tree, prefix_sums):
+        return torch.from_numpy(kernels.numpy_prefix_search(tree.numpy(), prefix_sums.numpy()))
+    tree_, prefix_sums_ = _contract(tree, prefix_sums)
+    return cast(Tensor, kernels.prefix_search(_ops(), tree_, prefix_sums_))
+
+
+def tree_block_minimum(tree: Tensor, block_minima: Tensor, count: Tensor | int) -> Tensor:
+    if _on_cpu(tree, block_minima):
+        return torch.tensor(kernels.numpy_block_minimum(tree.numpy(), block_minima.numpy(), int(count)),
+                            dtype=tree.dtype)
+    tree_, minima_, count_ = _contract(tree, block_minima, torch.as_tensor(count))
+    return cast(Tensor, kernels.block_minimum(_ops(), tree_, minima_, count_))
+
+
+__all__ = ["tree_sum_set", "tree_prefix_search", "tree_block_minimum"]

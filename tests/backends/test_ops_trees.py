@@ -1,0 +1,88 @@
+"""The sum-tree ops on every path they take: torch's NumPy kernel (CPU tensors), the ops composition torch runs off
+the CPU (called here on CPU tensors, as it would run on CUDA) and TensorFlow's, all against a brute-force tree."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+tf = pytest.importorskip("tensorflow")
+torch = pytest.importorskip("torch")
+
+from rlworkbench.backends.tf import ops as tf_ops  # noqa: E402
+from rlworkbench.backends.torch import ops as torch_ops  # noqa: E402
+from rlworkbench.core import sum_tree_kernels as kernels  # noqa: E402
+
+
+class Paths:
+    """One sum tree (plus block minima) per path, changed alike."""
+
+    def __init__(self, leaves: int, block: int):
+        self.leaves, self.block = leaves, block
+        zeros = np.zeros(2 * leaves), np.zeros(leaves // block)
+        self.numpy = [torch.from_numpy(a.copy()) for a in zeros]  # ops.tree_sum_set on CPU: the NumPy kernel
+        self.composed = [torch.from_numpy(a.copy()) for a in zeros]  # the composition torch runs off the CPU
+        self.tf = [tf.Variable(a.copy()) for a in zeros]
+
+    def set(self, indices: np.ndarray, values: np.ndarray, distinct: bool) -> None:
+        nodes = indices + self.leaves
+        torch_ops.tree_sum_set(*self.numpy, torch.from_numpy(nodes), torch.from_numpy(values), distinct)
+        kernels.sum_set(torch_ops, *self.composed, torch.from_numpy(nodes), torch.from_numpy(values), distinct)
+        tf_ops.tree_sum_set(*self.tf, tf.constant(nodes), tf.constant(values), distinct)
+
+    def search(self, prefix_sums: np.ndarray) -> list[np.ndarray]:
+        return [torch_ops.tree_prefix_search(self.numpy[0], torch.from_numpy(prefix_sums)).numpy(),
+                kernels.prefix_search(torch_ops, self.composed[0], torch.from_numpy(prefix_sums)).numpy(),
+                tf_ops.tree_prefix_search(self.tf[0], tf.constant(prefix_sums)).numpy()]
+
+    def minimum(self, count: int) -> list[float]:
+        return [float(torch_ops.tree_block_minimum(*self.numpy, count)),
+                float(kernels.block_minimum(torch_ops, *self.composed, torch.tensor(count))),
+                float(tf_ops.tree_block_minimum(*self.tf, tf.constant(count)))]
+
+    def states(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        return [(tree.numpy(), minima.numpy()) for tree, minima in (self.numpy, self.composed, self.tf)]
+
+
+def brute_force_tree(leaves: np.ndarray) -> np.ndarray:
+    tree = np.zeros(2 * len(leaves))
+    tree[len(leaves):] = leaves
+    for node in range(len(leaves) - 1, 0, -1):
+        tree[node] = tree[2 * node] + tree[2 * node + 1]
+    return tree
+
+
+@pytest.mark.parametrize("leaves, block", [(1, 1), (8, 4), (4096, 64), (1 << 17, 64)])
+def test_every_path_sets_leaves_like_a_brute_force_tree_and_finds_the_same_leaves_and_minima(leaves, block):
+    rng = np.random.default_rng(leaves)
+    paths, truth = Paths(leaves, block), np.zeros(leaves)
+    for round_ in range(6):
+        count = int(rng.integers(1, 70))
+        distinct = round_ % 2 == 0
+        indices = (rng.choice(leaves, min(count, leaves), replace=False) if distinct
+                   else rng.integers(0, min(leaves, 300), count))  # repeats: the last value wins
+        values = np.where(rng.random(len(indices)) < 0.2, 0.0, rng.uniform(0.01, 10.0, len(indices)))
+        paths.set(indices, values, distinct)
+        last = np.unique(indices[::-1], return_index=True)[1]  # each index's last occurrence, counted backwards
+        truth[indices[::-1][last]] = values[::-1][last]
+        expected_tree = brute_force_tree(truth)
+        for tree, minima in paths.states():
+            np.testing.assert_allclose(tree[1:], expected_tree[1:], rtol=1e-12, atol=1e-9)
+            np.testing.assert_allclose(minima, truth.reshape(-1, block).min(1), rtol=1e-12)  # leaf += change
+        for count in {-3, 0, 1, block - 1, block, block + 1, int(rng.integers(0, leaves)), leaves, leaves + 5}:
+            expected = truth[:max(count, 0)].min(initial=np.inf)
+            assert paths.minimum(count) == pytest.approx([expected] * 3, rel=1e-12), count
+        if not truth.any():
+            continue  # an empty tree: the test below
+        ends = np.cumsum(truth)
+        prefix_sums = np.concatenate([rng.uniform(0, ends[-1], 64), [0.0, ends[-1], 2 * ends[-1]]])
+        wanted = np.minimum(np.searchsorted(ends, prefix_sums, side="right"), np.flatnonzero(truth)[-1])
+        for found in paths.search(prefix_sums):
+            np.testing.assert_array_equal(found, wanted)
+            assert (truth[found] > 0).all()  # never an empty leaf
+
+
+def test_an_empty_tree_gives_leaf_zero_on_every_path():
+    paths = Paths(64, 8)
+    for found in paths.search(np.array([0.0, 0.5, 3.0])):
+        np.testing.assert_array_equal(found, [0, 0, 0])
