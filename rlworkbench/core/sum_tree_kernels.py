@@ -1,7 +1,7 @@
-"""The kernels of the sum-tree ops ``tree_sum_set`` and ``tree_prefix_search``: once against the ops contract
-(what a backend runs where it has no faster path: TensorFlow's graphs, torch tensors off the CPU), and once on
-NumPy arrays (torch's CPU tensors, seen through ``Tensor.numpy()``: a handful of NumPy calls of ~1 µs each instead
-of 15-25 backend ops of a few µs each). Framework-free, as all of ``core``.
+"""The kernels of the sum-tree ops ``tree_sum_set``, ``tree_prefix_search`` and ``tree_block_minimum``: once
+against the ops contract (what a backend runs where it has no faster path: TensorFlow's graphs, torch tensors off
+the CPU), and once on NumPy arrays (torch's CPU tensors, seen through ``Tensor.numpy()``: a handful of NumPy calls
+instead of 10-25 backend ops, each call costing about as much as an op). Framework-free, as all of ``core``.
 
 A sum tree is one float64 vector of ``2 * leaves`` nodes in heap order: node 1 is the root, node ``i`` has the
 children ``2i`` and ``2i + 1``, leaf ``j`` is node ``leaves + j``; node 0 is unused (a scratch target).
@@ -127,8 +127,8 @@ def numpy_sum_set(tree: np.ndarray, block_minima: np.ndarray, nodes: np.ndarray,
     changes = values - tree[nodes]
     ancestors = nodes[:, None] >> np.arange(depth + 1)
     np.add.at(tree, ancestors.ravel(), np.repeat(changes, depth + 1))
-    leaves = len(tree) // 2
-    block = leaves // len(block_minima)
+    leaves = leaves_of(tree)
+    block = leaves // length_of(block_minima)
     blocks = (nodes - leaves) // block
     block_minima[blocks] = tree[(blocks * block + leaves)[:, None] + np.arange(block)].min(1)
 
@@ -157,13 +157,13 @@ def numpy_prefix_search(tree: np.ndarray, prefix_sums: np.ndarray) -> np.ndarray
         inside = (ends <= u[:, None]).sum(1)
         u = u - np.where(inside > 0, ends[rows, inside - 1], 0.0)
         node = node * width + inside
-    return node - len(tree) // 2
+    return node - leaves_of(tree)
 
 
 def numpy_block_minimum(tree: np.ndarray, block_minima: np.ndarray, count: int) -> float:
     """:func:`block_minimum` on NumPy views of the tree and its block minima."""
-    leaves = len(tree) // 2
-    block = leaves // len(block_minima)
+    leaves = leaves_of(tree)
+    block = leaves // length_of(block_minima)
     count = min(max(int(count), 0), leaves)
     whole = count // block
     smallest = block_minima[:whole].min(initial=np.inf)
