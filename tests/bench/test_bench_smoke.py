@@ -308,7 +308,9 @@ def test_faults_writes_its_csv(ray_session, tmp_path):
     from bench import faults
 
     out = tmp_path / "faults.csv"
-    faults.main(["--seconds", "10", "--kill-every", "4", "--window", "1", "--out", str(out), "--quiet"])
+    # the shared session's 2 CPUs hold 2 samplers and no spare (spares in plans: tests/execution/ray/test_sync_ppo.py)
+    faults.main(["--seconds", "10", "--kill-every", "4", "--window", "1", "--spares", "0", "--out", str(out),
+                 "--quiet"])
     frame = pd.read_csv(out)
     runs = frame[frame["case"] != "kill"].set_index("case")
     assert set(runs.index) == {"undisturbed", "disturbed"}

@@ -8,6 +8,11 @@ one, cut to what the executors need. Each actor gets requests with :meth:`ActorM
 by ``on_restart(index, actor)`` (weights, a fresh env) before it gets new requests; its requests in flight are
 dropped and counted. After ``max_restarts`` restarts of one actor the next failure raises :class:`ActorFailed`
 with the error that caused it.
+
+A new Ray actor costs a process start, its imports and its set-up — seconds of CPU, and many more seconds of wall
+time on a machine the other actors keep busy. With ``spares`` the manager keeps that many actors made by
+``spare()`` ready beside the working ones; a failed actor's place goes to the oldest spare, which ``adopt(index,
+actor)`` turns into actor ``index`` (in its warm process), and a new spare starts in the background.
 """
 
 from __future__ import annotations
@@ -55,17 +60,26 @@ class ActorManager:
     """Actors ``factory(0) … factory(count - 1)``; see the module docstring."""
 
     def __init__(self, factory: Callable[[int], Any], count: int, *, max_in_flight: int = 2, max_restarts: int = 3,
-                 restart_on_error: bool = False, on_restart: Callable[[int, Any], None] | None = None):
+                 restart_on_error: bool = False, on_restart: Callable[[int, Any], None] | None = None,
+                 spares: int = 0, spare: Callable[[], Any] | None = None,
+                 adopt: Callable[[int, Any], None] | None = None):
         for argument, value, least in (("count", count, 1), ("max_in_flight", max_in_flight, 1),
-                                       ("max_restarts", max_restarts, 0)):
+                                       ("max_restarts", max_restarts, 0), ("spares", spares, 0)):
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise ConfigError(f"bad {argument}", argument=argument, expected=f"int >= {least}", got=value)
+        if spares and (spare is None or adopt is None):
+            raise ConfigError("spares need a spare() to make them and an adopt() to give them a place",
+                              argument="spare" if spare is None else "adopt", expected="a callable", got=None)
         self.factory, self.max_in_flight, self.max_restarts = factory, max_in_flight, max_restarts
         self.restart_on_error, self.on_restart = restart_on_error, on_restart
+        self.spare, self.adopt = spare, adopt
         self.slots: list[_Slot] = []
+        self.spares: list[Any] = []  #: actors ready to take a failed one's place, oldest first
+        self.adopted = 0  #: restarts served by a spare
         try:
             for index in range(count):
                 self.slots.append(_Slot(factory(index)))
+            self.spares = [spare() for _ in range(spares)] if spare is not None else []
         except BaseException:  # the actors made so far go too
             self.close()
             raise
@@ -150,8 +164,9 @@ class ActorManager:
 
     # ----- faults -----------------------------------------------------------------------------------------------
     def restart(self, index: int, error: BaseException | None = None) -> Any:
-        """Replaces actor ``index`` by a new one (its requests in flight are dropped) and hands it the current
-        state; raises :class:`ActorFailed` once it has been restarted ``max_restarts`` times already."""
+        """Replaces actor ``index`` by the oldest spare (adopted; a new spare starts) or else a new actor (its
+        requests in flight are dropped) and hands it the current state; raises :class:`ActorFailed` once it has been
+        restarted ``max_restarts`` times already."""
         import ray
 
         slot = self.slots[index]
@@ -162,21 +177,29 @@ class ActorManager:
         slot.in_flight.clear()
         with contextlib.suppress(Exception):  # it may be dead already
             ray.kill(slot.actor, no_restart=True)
-        slot.actor = self.factory(index)
+        if self.spares and self.spare is not None and self.adopt is not None:
+            slot.actor = self.spares.pop(0)
+            self.adopt(index, slot.actor)
+            self.adopted += 1
+            self.spares.append(self.spare())
+        else:
+            slot.actor = self.factory(index)
         slot.restarts += 1
         if self.on_restart is not None:
             self.on_restart(index, slot.actor)
         return slot.actor
 
     def close(self) -> None:
-        """Kills every actor (their requests in flight are dropped)."""
+        """Kills every actor and spare (their requests in flight are dropped)."""
         import ray
 
         for slot in self.slots:
             self.dropped += len(slot.in_flight)
             slot.in_flight.clear()
+        for actor in [slot.actor for slot in self.slots] + self.spares:
             with contextlib.suppress(Exception):
-                ray.kill(slot.actor, no_restart=True)
+                ray.kill(actor, no_restart=True)
+        self.spares = []
 
 
 def wait_for_any(managers: list[ActorManager], timeout: float) -> None:

@@ -64,18 +64,19 @@ def check_cpus(settings: Mapping[str, Any], resources: Mapping[str, float]) -> N
     if settings["address"] is not None:
         return
     have = resources.get("CPU", 0)
-    samplers = settings["workers"] * settings["sampler_cpus"]
+    samplers = (settings["workers"] + settings["spare_samplers"]) * settings["sampler_cpus"]
     learners = settings["learners"] * settings["learner_cpus"] if wants_group(settings) else 0.0
     if samplers + learners <= have:
         return
     if learners:
         raise ConfigError("the samplers and learner ranks ask for more CPUs than this Ray session has",
-                          key_path="execution/ray/learner_cpus", expected=f"workers x sampler_cpus + learners x "
-                          f"learner_cpus <= {have:g}", got=f"{samplers:g} + {settings['learners']} x "
-                          f"{settings['learner_cpus']:g}")
+                          key_path="execution/ray/learner_cpus", expected=f"(workers + spare_samplers) x "
+                          f"sampler_cpus + learners x learner_cpus <= {have:g}", got=f"{samplers:g} + "
+                          f"{settings['learners']} x {settings['learner_cpus']:g}")
     raise ConfigError("the samplers ask for more CPUs than this Ray session has", key_path="execution/ray/"
-                      "sampler_cpus", expected=f"workers x sampler_cpus <= {have:g} (sampler_cpus=0 lets them "
-                      "share)", got=f"{settings['workers']} x {settings['sampler_cpus']:g} = {samplers:g}")
+                      "sampler_cpus", expected=f"(workers + spare_samplers) x sampler_cpus <= {have:g} (sampler_cpus=0 "
+                      "lets them share)", got=f"({settings['workers']} + {settings['spare_samplers']}) x "
+                      f"{settings['sampler_cpus']:g} = {samplers:g}")
 
 #: columns of the updates table that count since the run began: a resumed run goes on from the earlier part's
 RUN_COUNTS = ("sampler_restarts", "shard_restarts", "replay_lost", "learner_restarts", "learner_updates_lost")

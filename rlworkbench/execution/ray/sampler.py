@@ -89,6 +89,12 @@ class Sampler:
         if weights is not None:
             self.set_weights(weights, version)
 
+    def become(self, *arguments: Any) -> int:
+        """Rebuilds this sampler from constructor ``arguments`` (new envs, agent and weights) in the process it
+        runs in: how a spare takes a failed sampler's place without a process start. Returns its index."""
+        self.__init__(*arguments)  # type: ignore[misc]
+        return self.index
+
     def set_weights(self, weights: Mapping[str, np.ndarray], version: int) -> int:
         """Takes the learner's trainable weights of the networks it acts with (the rest — a value network PPO's
         acting does not need — is not built here); returns the version now held."""

@@ -21,6 +21,9 @@ class Holder:
     def set_value(self, value):
         self.value = value
 
+    def become(self, index: int):
+        self.index = index
+
     def work(self, seconds: float = 0.0):
         time.sleep(seconds)
         return self.index, self.value
@@ -78,6 +81,41 @@ def test_a_killed_actor_is_replaced_and_gets_the_current_state(ray_session):
         manager.close()
 
 
+def test_a_spare_takes_a_killed_actors_place_and_a_new_spare_starts(ray_session):
+    adopted = []
+
+    def adopt(index, actor):
+        adopted.append(index)
+        actor.become.remote(index)
+
+    manager = ActorManager(Holder.remote, 2, max_in_flight=1, spares=1, spare=lambda: Holder.remote(-1),
+                           adopt=adopt, on_restart=lambda index, actor: actor.set_value.remote("current"))
+    try:
+        (spare,) = manager.spares
+        assert ray.get(spare.work.remote()) == (-1, None)  # built and waiting
+        manager.call(0, Holder.work, 5.0)  # under way when the kill lands
+        ray.kill(manager.actor(0), no_restart=True)
+        (died,) = collect(manager, 1)
+        assert isinstance(died.error, ray.exceptions.RayActorError)
+        assert manager.actor(0)._actor_id == spare._actor_id and adopted == [0]  # the spare, not a new actor
+        assert manager.restarts == [1, 0] and manager.adopted == 1
+        (new_spare,) = manager.spares
+        assert new_spare._actor_id not in {spare._actor_id, manager.actor(1)._actor_id}
+        manager.call(0, Holder.work)
+        (result,) = collect(manager, 1)
+        assert result.value == (0, "current")  # adopted as actor 0, then handed the current state
+        manager.call(0, Holder.work, 5.0)
+        ray.kill(manager.actor(0), no_restart=True)
+        collect(manager, 1)
+        assert manager.actor(0)._actor_id == new_spare._actor_id and adopted == [0, 0] and manager.adopted == 2
+    finally:
+        spares = list(manager.spares)
+        manager.close()
+    assert manager.spares == []
+    with pytest.raises(ray.exceptions.RayActorError):  # closing kills the spares too
+        ray.get(spares[0].work.remote(), timeout=30)
+
+
 def test_task_errors_are_kept_and_restart_only_when_asked(ray_session):
     keeping = ActorManager(Holder.remote, 1)
     try:
@@ -107,7 +145,9 @@ def test_the_local_session_listens_on_the_loopback_address(ray_session):
 
 
 @pytest.mark.parametrize(("settings", "argument"), [({"count": 0}, "count"), ({"max_in_flight": 0}, "max_in_flight"),
-                                                    ({"max_restarts": -1}, "max_restarts")])
+                                                    ({"max_restarts": -1}, "max_restarts"), ({"spares": -1}, "spares"),
+                                                    ({"spares": 1}, "spare"),
+                                                    ({"spares": 1, "spare": object}, "adopt")])
 def test_bad_settings_are_config_errors(settings, argument):
     from rlworkbench.errors import ConfigError
 

@@ -63,6 +63,29 @@ def test_a_killed_sampler_is_replaced_with_the_current_weights(run):
     assert_samplers_hold_the_learner_weights(run)
 
 
+def test_a_spare_sampler_takes_a_killed_ones_place_with_its_index_and_the_current_weights(ray_session):
+    agent = Agent.from_env("CartPole-v1", CONFIG, backend="torch", seed=0).build()
+    ppo = PlanRun(SYNC_PPO, agent, "CartPole-v1", {**SETTINGS, "spare_samplers": 1}, seed=0)
+    try:
+        manager = ppo.samplers.manager
+        (spare,) = manager.spares
+        assert ray.get(spare.become.remote(*ppo.samplers._sampler_arguments(1))) == 1  # built; it can become one
+        ppo.step()
+        ray.kill(manager.actor(1), no_restart=True)
+        ppo.step()
+        assert ppo.restarts == [0, 1] and manager.adopted == 1
+        assert manager.actor(1)._actor_id == spare._actor_id and len(manager.spares) == 1
+        assert ppo.updates["rollout_steps"].tolist() == [64.0, 64.0]
+        ppo.step()
+        assert (ppo.workers()["env_steps"] == [96, 96]).all()  # the spare reports as sampler 1
+        assert_samplers_hold_the_learner_weights(ppo)
+    finally:
+        ppo.close()
+    with pytest.raises(ConfigError) as caught:  # a spare reserves its CPUs like a sampler
+        PlanRun(SYNC_PPO, agent, "CartPole-v1", {**SETTINGS, "sampler_cpus": 1, "spare_samplers": 1}, seed=0)
+    assert caught.value.key_path == "execution/ray/sampler_cpus" and "(2 + 1) x 1 = 3" in str(caught.value)
+
+
 def test_only_ppo_agents_and_sane_worker_counts(ray_session):
     dqn = Agent.from_env("CartPole-v1", "dqn_cartpole", backend="torch")
     with pytest.raises(ConfigError, match="the sync_ppo plan trains a ppo agent"):

@@ -1,10 +1,11 @@
 """Rollouts from a set of sampler actors: requested in turn or all at once, gathered synchronously or taken as
-they finish; failed samplers are restarted (fresh envs, the current weights) and their error kept for the table."""
+they finish; failed samplers are restarted (fresh envs, the current weights) and their error kept for the table.
+With ``spare_samplers`` that many samplers wait, built, to take a failed one's place at once."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rlworkbench.execution.ray.actor_manager import ActorManager, CallResult
@@ -27,12 +28,14 @@ class Rollouts:
                  in_flight: int = 1, arguments: Callable[[int], Sequence[Any]] = lambda index: ()):
         self.run, self.sampler_class, self.steps, self.to = run, sampler_class, int(steps), to
         self.arguments = arguments
-        self._next = 0
-        for index in range(run.settings["workers"]):
+        self._next = self._spares_made = 0
+        settings: Mapping[str, Any] = run.settings
+        for index in range(settings["workers"]):
             run.meter.node(sampler_node(index), "sampler")
-        self.manager = ActorManager(self._make, run.settings["workers"], max_in_flight=in_flight,
-                                    max_restarts=run.settings["max_restarts"], restart_on_error=True,
-                                    on_restart=self._restarted)
+        self.manager = ActorManager(self._make, settings["workers"], max_in_flight=in_flight,
+                                    max_restarts=settings["max_restarts"], restart_on_error=True,
+                                    on_restart=self._restarted, spares=settings["spare_samplers"],
+                                    spare=self._make_spare, adopt=self._adopt)
         run.samplers = self
         run.on_close(self.manager.close)
 
@@ -114,16 +117,35 @@ class Rollouts:
         return output
 
     # ----- faults -----------------------------------------------------------------------------------------------
-    def _make(self, index: int) -> Any:
+    def _remote_class(self) -> Any:
         import ray
 
+        settings: Mapping[str, Any] = self.run.settings
+        return ray.remote(num_cpus=settings["sampler_cpus"], max_restarts=0)(self.sampler_class)
+
+    def _make(self, index: int) -> Any:
+        return self._remote_class().remote(*self._sampler_arguments(index))
+
+    def _sampler_arguments(self, index: int) -> tuple[Any, ...]:
+        """What sampler ``index`` is made from now: its config, fresh envs, the current weights."""
         run = self.run
         restarts = self.manager.restarts[index] + 1 if hasattr(self, "manager") else 0
         seed = run.seed + 1000 * (index + 1) + 7919 * restarts  # a restarted sampler gets fresh envs
-        remote = ray.remote(num_cpus=run.settings["sampler_cpus"], max_restarts=0)(self.sampler_class)
         run.meter.flow(LEARNER, sampler_node(index), "Weights", 1, run.weight_bytes)  # it starts with the current ones
-        return remote.remote(index, run.sampler_config(index), run.env, run.envs_per_worker, run.backend, seed,
-                             run.weights, run.version, *self.arguments(index))
+        return (index, run.sampler_config(index), run.env, run.envs_per_worker, run.backend, seed, run.weights,
+                run.version, *self.arguments(index))
+
+    def _make_spare(self) -> Any:
+        """A sampler built as sampler 0 but without weights, waiting in its own process for :meth:`_adopt`."""
+        run = self.run
+        self._spares_made += 1
+        return self._remote_class().remote(0, run.sampler_config(0), run.env, run.envs_per_worker, run.backend,
+                                           run.seed + 104_729 * self._spares_made, None, run.version,
+                                           *self.arguments(0))
+
+    def _adopt(self, index: int, actor: Any) -> None:
+        """Makes a spare sampler ``index`` (its requests queue behind this)."""
+        actor.become.remote(*self._sampler_arguments(index))
 
     def _restarted(self, index: int, actor: Any) -> None:
         stats = self.run.stats[index]
