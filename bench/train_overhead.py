@@ -15,7 +15,11 @@ cumulative-sum prioritized sampling), reported as ``cleanrl_median``/``ratio_cle
 - ``loop_prioritized``: the same with prioritized replay (ours: the PrioritizedReplay component; the baseline: a
   NumPy sum/min tree);
 - ``update``: samples/s through one update on a fixed batch of 64 (ours: ``agent.update(batch)``; the baseline:
-  forward, loss, ``backward()``, clipping, ``opt.step()``).
+  forward, loss, ``backward()``, clipping, ``opt.step()``);
+- ``observe``: µs per vector step of ``agent.observe`` for the shipped ``dqn_dueling_per_cartpole`` (prioritized
+  replay, 3-step returns, 4 envs; input checks on) over 2,000 recorded CartPole steps in turn, against the hand
+  loop's prioritized buffer storing the same 1-step transitions (``PrioritizedReplay.add``: no checks, no n-step
+  returns). Target (issue 31): <= 300 µs.
 
 Each case warms both up (filling the memory past ``learning_starts``), then times rounds interleaved (A,B / B,A
 / …), one thread; after the loop cases both must have made the same number of updates. Figures are medians
@@ -38,6 +42,7 @@ ENV_ID = "CartPole-v1"
 NUM_ENVS = 4
 SEED = 0
 TARGETS = {"loop": 0.90, "loop_prioritized": 0.90, "update": 0.95}
+OBSERVE_CONFIG, OBSERVE_STEPS, OBSERVE_TARGET_US = "dqn_dueling_per_cartpole", 2000, 300.0
 
 
 def make_env() -> Any:
@@ -94,16 +99,58 @@ def update_case(settings: Settings, backend: str, rounds: int, round_s: float) -
     return {name: [settings.batch_size / (us / 1e6) for us in values] for name, values in samples.items()}
 
 
+def recorded_steps(count: int) -> list[tuple[np.ndarray, ...]]:
+    """``count`` vector steps of CartPole x 4 under random actions: ``(states, actions, rewards, terminals,
+    next_states)``, next states as ``observe`` takes them (the final observation where an episode ended)."""
+    from rlworkbench.execution import make_vector_env
+
+    env = make_vector_env(ENV_ID, num_envs=NUM_ENVS, seed=SEED)
+    rng, steps = np.random.default_rng(SEED), []
+    states, _ = env.reset(seed=SEED)
+    for _ in range(count):
+        actions = rng.integers(0, 2, NUM_ENVS)
+        observations, rewards, terminated, truncated, info = env.step(actions)
+        done = terminated | truncated
+        next_states = observations.copy()
+        if done.any() and "final_obs" in info:
+            next_states[done] = np.stack(info["final_obs"][done])
+        steps.append((states, actions, rewards.astype(np.float32), terminated, next_states))
+        states = observations
+    return steps
+
+
+def observe_case(settings: Settings, backend: str, rounds: int, round_s: float) -> dict[str, list[float]]:
+    from bench.hand_dqn import PrioritizedReplay
+    from rlworkbench.agents import Agent
+
+    agent = Agent.from_env(make_env(), OBSERVE_CONFIG, backend=backend, seed=SEED).build()
+    hand = PrioritizedReplay(settings.capacity, (4,), np.random.default_rng(SEED), settings.alpha, settings.beta)
+    steps = recorded_steps(OBSERVE_STEPS)
+
+    def in_turn(store: Callable[..., Any]) -> Callable[[], None]:
+        position = [0]
+
+        def one() -> None:
+            store(*steps[position[0]])
+            position[0] = (position[0] + 1) % len(steps)
+        return one
+
+    contenders, _ = common.per_call_us({"ours": (in_turn(agent.observe), ()),
+                                        "baseline": (in_turn(hand.add), ())}, round_s, shared=True)
+    return common.interleaved(contenders, rounds)
+
+
 def run(repeats: int, round_steps: int, backends: list[str]) -> list[dict[str, Any]]:
     rows = []
     for backend in backends:
         cases = {"loop": (loop_case, Settings(), round_steps),
                  "loop_prioritized": (loop_case, Settings(prioritized=True), round_steps),
-                 "update": (update_case, Settings(), 0.5)}
+                 "update": (update_case, Settings(), 0.5),
+                 "observe": (observe_case, Settings(prioritized=True), 0.5)}
         for case, (measure, settings, size) in cases.items():
             samples = measure(settings, backend, repeats, size)
             ours, theirs = common.median(samples["ours"]), common.median(samples["baseline"])
-            unit = "samples_per_s" if case == "update" else "env_steps_per_s"
+            unit = {"update": "samples_per_s", "observe": "us_per_vector_step"}.get(case, "env_steps_per_s")
             second = common.median(samples["cleanrl"]) if "cleanrl" in samples else float("nan")
             rows.append({"benchmark": "train_overhead", "case": case, "backend": backend, "unit": unit,
                          "ours_median": ours, "baseline_median": theirs, "ratio": ours / theirs,
@@ -112,9 +159,14 @@ def run(repeats: int, round_steps: int, backends: list[str]) -> list[dict[str, A
                          "paired_ratio_cleanrl": (common.paired_ratio(samples["ours"], samples["cleanrl"])
                                                   if "cleanrl" in samples else float("nan")),
                          "ours_min": float(np.min(samples["ours"])), "ours_max": float(np.max(samples["ours"])),
-                         "repeats": repeats, "target": f"ratio >= {TARGETS[case]:g}",
-                         "meets_target": ours / theirs >= TARGETS[case]})
+                         "repeats": repeats, **_target(case, ours, theirs)})
     return rows
+
+
+def _target(case: str, ours: float, theirs: float) -> dict[str, Any]:
+    if case == "observe":  # a cost in µs (lower is better), against an absolute goal
+        return {"target": f"ours <= {OBSERVE_TARGET_US:g} us", "meets_target": ours <= OBSERVE_TARGET_US}
+    return {"target": f"ratio >= {TARGETS[case]:g}", "meets_target": ours / theirs >= TARGETS[case]}
 
 
 def main(argv: list[str] | None = None):

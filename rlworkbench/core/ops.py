@@ -272,6 +272,14 @@ class Ops(Protocol):
     def gradients(self, loss: Tensor, variables: Sequence[Variable]) -> list[Tensor]:
         """``d loss / d variable`` for each variable, zeros where ``loss`` does not depend on it."""
 
+    def ring_write(self, buffers: Sequence[Variable], cursor: Variable, size: Variable,
+                   values: Sequence[Tensor]) -> Tensor:
+        """Writes a batch of rows into ring buffers (a replay memory's write, fused: NumPy on torch's CPU tensors):
+        ``values[k]``, cast to ``buffers[k]``'s dtype, into the rows of ``buffers[k]`` (all of ``capacity`` rows) from
+        row ``cursor`` on, wrapping — of a batch larger than the capacity, its last ``capacity`` rows; then advances
+        ``cursor`` (mod ``capacity``) and ``size`` (at most ``capacity``; both int64 scalar variables). Returns the
+        int64 rows written, in order."""
+
     # ----- trees: prioritized replay's sum tree, fused (NumPy on torch's CPU tensors) ---------------------------
     def tree_sum_set(self, tree: Variable, block_minima: Variable, nodes: Tensor, values: Tensor,
                      distinct: bool = False) -> None:

@@ -161,12 +161,15 @@ def test_train_overhead_writes_its_csv(tmp_path):
     returned = train_overhead.main(["--repeats", "2", "--round-steps", "200", "--threads", "0", "--out", str(out),
                                     "--quiet"])
     frame = pd.read_csv(out)
-    assert len(frame) == len(returned) == 3
-    assert list(frame["case"]) == ["loop", "loop_prioritized", "update"] and (frame["backend"] == "torch").all()
-    assert list(frame["unit"]) == ["env_steps_per_s", "env_steps_per_s", "samples_per_s"]
+    assert len(frame) == len(returned) == 4
+    assert list(frame["case"]) == ["loop", "loop_prioritized", "update", "observe"]
+    assert (frame["backend"] == "torch").all()
+    assert list(frame["unit"]) == ["env_steps_per_s", "env_steps_per_s", "samples_per_s", "us_per_vector_step"]
     assert (frame["ours_median"] > 0).all() and (frame["baseline_median"] > 0).all()
     assert (frame["cleanrl_median"].iloc[:2] > 0).all() and frame["cleanrl_median"].iloc[2:].isna().all()
-    assert list(frame["target"]) == ["ratio >= 0.9", "ratio >= 0.9", "ratio >= 0.95"]
+    assert list(frame["target"]) == ["ratio >= 0.9", "ratio >= 0.9", "ratio >= 0.95", "ours <= 300 us"]
+    observe = frame.iloc[3]
+    assert observe["meets_target"] == (observe["ours_median"] <= 300)
 
 
 def test_multi_device_writes_its_csv(tmp_path):

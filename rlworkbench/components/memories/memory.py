@@ -76,15 +76,8 @@ class Memory(Component):
     def write(self, records: Nested[Tensor]) -> Tensor:
         """Writes a batch after the newest record (of a batch larger than the capacity, the last ``capacity``
         records); returns the slots written, in order."""
-        ops = self.ops
         flat = self.record_space.flatten(records)
-        count = ops.constant(ops.dim(next(iter(flat.values())), 0), "int64")
-        slots = ((self.index + ops.arange(count)) % self.capacity)[-self.capacity:]
-        for key, values in flat.items():
-            ops.scatter_update(self.buffers[key], slots, values[-self.capacity:])
-        ops.assign(self.index, (self.index + count) % self.capacity)
-        ops.assign(self.size, ops.minimum(self.size + count, self.capacity))
-        return slots
+        return self.ops.ring_write([self.buffers[key] for key in flat], self.index, self.size, list(flat.values()))
 
     def read(self, slots: Tensor) -> Nested[Tensor]:
         """The records in ``slots`` (a batch of slot numbers), nested like the record space."""

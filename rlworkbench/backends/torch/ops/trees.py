@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import cast
 
 import torch
+from torch.autograd.graph import increment_version
 
 from rlworkbench.core import ops as contract
 from rlworkbench.core import sum_tree_kernels as kernels
@@ -25,12 +26,19 @@ def _contract(*tensors: Tensor) -> list[contract.Tensor]:
 
 
 def _on_cpu(*tensors: Tensor) -> bool:
-    return all(t.device.type == "cpu" and not t.requires_grad for t in tensors)
+    return all(t.is_cpu and not t.requires_grad for t in tensors)
+
+
+def _written(*tensors: Tensor) -> None:
+    """Counts a write through NumPy in each tensor's version, as torch's in-place ops do (the build puts back what
+    its sample passes wrote by these versions; autograd checks saved tensors by them)."""
+    increment_version(list(tensors))
 
 
 def tree_sum_set(tree: Tensor, block_minima: Tensor, nodes: Tensor, values: Tensor, distinct: bool = False) -> None:
     if _on_cpu(tree, block_minima, nodes, values):
         kernels.numpy_sum_set(tree.numpy(), block_minima.numpy(), nodes.numpy(), values.numpy(), distinct)
+        _written(tree, block_minima)
     else:
         tree_, minima_, nodes_, values_ = _contract(tree, block_minima, nodes, values)
         kernels.sum_set(_ops(), tree_, minima_, nodes_, values_, distinct)
