@@ -76,15 +76,17 @@ class ActorManager:
         self.slots: list[_Slot] = []
         self.spares: list[Any] = []  #: actors ready to take a failed one's place, oldest first
         self.adopted = 0  #: restarts served by a spare
+        self.dropped = 0  #: requests lost with an actor that died or was restarted
+        self.errors: list[CallResult] = []  #: every failed request, in the order seen
         try:
             for index in range(count):
                 self.slots.append(_Slot(factory(index)))
-            self.spares = [spare() for _ in range(spares)] if spare is not None else []
-        except BaseException:  # the actors made so far go too
+            if spare is not None:
+                for _ in range(spares):
+                    self.spares.append(spare())
+        except BaseException:  # the actors (and spares) made so far go too
             self.close()
             raise
-        self.dropped = 0  #: requests lost with an actor that died or was restarted
-        self.errors: list[CallResult] = []  #: every failed request, in the order seen
 
     # ----- state ------------------------------------------------------------------------------------------------
     def __len__(self) -> int:

@@ -155,3 +155,29 @@ def test_bad_settings_are_config_errors(settings, argument):
     with pytest.raises(ConfigError) as caught:
         ActorManager(made.append, **{"count": 1, **settings})
     assert caught.value.argument == argument and made == []  # nothing started
+
+
+def test_a_factory_that_fails_ends_the_actors_made_so_far_and_its_error_comes_through(monkeypatch):
+    """No Ray needed: a manager whose factory (or spare maker) raises kills what it made and raises that error."""
+    killed = []
+    monkeypatch.setattr(ray, "kill", lambda actor, no_restart=True: killed.append(actor))
+
+    def factory(index):
+        if index == 1:
+            raise ValueError("no room for actor 1")
+        return f"actor {index}"
+
+    with pytest.raises(ValueError, match="no room for actor 1"):
+        ActorManager(factory, 3)
+    assert killed == ["actor 0"]
+    made = []
+
+    def spare():
+        if made:
+            raise ValueError("no room for a second spare")
+        made.append("spare 0")
+        return "spare 0"
+
+    with pytest.raises(ValueError, match="no room for a second spare"):
+        ActorManager(factory, 1, spares=2, spare=spare, adopt=lambda index, actor: None)
+    assert killed[1:] == ["actor 0", "spare 0"]
