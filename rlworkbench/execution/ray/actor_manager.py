@@ -61,8 +61,8 @@ class ActorManager:
 
     def __init__(self, factory: Callable[[int], Any], count: int, *, max_in_flight: int = 2, max_restarts: int = 3,
                  restart_on_error: bool = False, on_restart: Callable[[int, Any], None] | None = None,
-                 spares: int = 0, spare: Callable[[], Any] | None = None,
-                 adopt: Callable[[int, Any], None] | None = None):
+                 spares: int = 0, spare: Callable[[], object] | None = None,
+                 adopt: Callable[[int, object], None] | None = None):
         for argument, value, least in (("count", count, 1), ("max_in_flight", max_in_flight, 1),
                                        ("max_restarts", max_restarts, 0), ("spares", spares, 0)):
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
@@ -74,7 +74,7 @@ class ActorManager:
         self.restart_on_error, self.on_restart = restart_on_error, on_restart
         self.spare, self.adopt = spare, adopt
         self.slots: list[_Slot] = []
-        self.spares: list[Any] = []  #: actors ready to take a failed one's place, oldest first
+        self.spares: list[object] = []  #: actors ready to take a failed one's place, oldest first
         self.adopted = 0  #: restarts served by a spare
         self.dropped = 0  #: requests lost with an actor that died or was restarted
         self.errors: list[CallResult] = []  #: every failed request, in the order seen

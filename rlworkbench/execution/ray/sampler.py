@@ -89,7 +89,7 @@ class Sampler:
         if weights is not None:
             self.set_weights(weights, version)
 
-    def become(self, *arguments: Any) -> int:
+    def become(self, *arguments: object) -> int:
         """Rebuilds this sampler from constructor ``arguments`` (new envs, agent and weights) in the process it
         runs in: how a spare takes a failed sampler's place without a process start. Returns its index."""
         self.__init__(*arguments)  # type: ignore[misc]

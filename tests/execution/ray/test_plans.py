@@ -133,6 +133,11 @@ def test_the_dataflow_of_apex_names_every_actor_and_counts_what_flows(ray_sessio
     run = PlanRun(APEX, agent, "CartPole-v1", APEX_SETTINGS, seed=0)
     try:
         run.train(2000)
+        for _ in range(20):  # on a loaded machine one sampler's process may start late: until both have sampled
+            if min(stats.timesteps for stats in run.stats) > 0:
+                break
+            run.train(run.timesteps + 500)
+        assert min(stats.timesteps for stats in run.stats) > 0, [stats.timesteps for stats in run.stats]
         snapshot = run.dataflow()
     finally:
         run.close()

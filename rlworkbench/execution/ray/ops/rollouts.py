@@ -5,8 +5,8 @@ With ``spare_samplers`` that many samplers wait, built, to take a failed one's p
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 from rlworkbench.execution.ray.actor_manager import ActorManager, CallResult
 from rlworkbench.execution.ray.flow_types import Fragment, SampleReport
@@ -29,12 +29,12 @@ class Rollouts:
         self.run, self.sampler_class, self.steps, self.to = run, sampler_class, int(steps), to
         self.arguments = arguments
         self._next = self._spares_made = 0
-        settings: Mapping[str, Any] = run.settings
-        for index in range(settings["workers"]):
+        workers, max_restarts, spares = (int(cast("int", run.settings[name]))
+                                         for name in ("workers", "max_restarts", "spare_samplers"))
+        for index in range(workers):
             run.meter.node(sampler_node(index), "sampler")
-        self.manager = ActorManager(self._make, settings["workers"], max_in_flight=in_flight,
-                                    max_restarts=settings["max_restarts"], restart_on_error=True,
-                                    on_restart=self._restarted, spares=settings["spare_samplers"],
+        self.manager = ActorManager(self._make, workers, max_in_flight=in_flight, max_restarts=max_restarts,
+                                    restart_on_error=True, on_restart=self._restarted, spares=spares,
                                     spare=self._make_spare, adopt=self._adopt)
         run.samplers = self
         run.on_close(self.manager.close)
@@ -120,13 +120,13 @@ class Rollouts:
     def _remote_class(self) -> Any:
         import ray
 
-        settings: Mapping[str, Any] = self.run.settings
-        return ray.remote(num_cpus=settings["sampler_cpus"], max_restarts=0)(self.sampler_class)
+        cpus = float(cast("float", self.run.settings["sampler_cpus"]))
+        return ray.remote(num_cpus=cpus, max_restarts=0)(self.sampler_class)
 
     def _make(self, index: int) -> Any:
         return self._remote_class().remote(*self._sampler_arguments(index))
 
-    def _sampler_arguments(self, index: int) -> tuple[Any, ...]:
+    def _sampler_arguments(self, index: int) -> tuple[object, ...]:
         """What sampler ``index`` is made from now: its config, fresh envs, the current weights."""
         run = self.run
         restarts = self.manager.restarts[index] + 1 if hasattr(self, "manager") else 0
