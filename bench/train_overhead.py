@@ -102,20 +102,16 @@ def update_case(settings: Settings, backend: str, rounds: int, round_s: float) -
 def recorded_steps(count: int) -> list[tuple[np.ndarray, ...]]:
     """``count`` vector steps of CartPole x 4 under random actions: ``(states, actions, rewards, terminals,
     next_states)``, next states as ``observe`` takes them (the final observation where an episode ended)."""
-    from rlworkbench.execution import make_vector_env
+    from rlworkbench.execution import StepReader
 
-    env = make_vector_env(ENV_ID, num_envs=NUM_ENVS, seed=SEED)
+    reader = StepReader(make_env())
     rng, steps = np.random.default_rng(SEED), []
-    states, _ = env.reset(seed=SEED)
+    states = reader.reset(seed=SEED)
     for _ in range(count):
         actions = rng.integers(0, 2, NUM_ENVS)
-        observations, rewards, terminated, truncated, info = env.step(actions)
-        done = terminated | truncated
-        next_states = observations.copy()
-        if done.any() and "final_obs" in info:
-            next_states[done] = np.stack(info["final_obs"][done])
-        steps.append((states, actions, rewards.astype(np.float32), terminated, next_states))
-        states = observations
+        step = reader.step(actions)
+        steps.append((states, actions, step.rewards.astype(np.float32), step.terminated, step.next_states))
+        states = step.observations
     return steps
 
 

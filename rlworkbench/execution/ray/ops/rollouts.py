@@ -132,16 +132,19 @@ class Rollouts:
         restarts = self.manager.restarts[index] + 1 if hasattr(self, "manager") else 0
         seed = run.seed + 1000 * (index + 1) + 7919 * restarts  # a restarted sampler gets fresh envs
         run.meter.flow(LEARNER, sampler_node(index), "Weights", 1, run.weight_bytes)  # it starts with the current ones
-        return (index, run.sampler_config(index), run.env, run.envs_per_worker, run.backend, seed, run.weights,
+        return self._constructor_arguments(index, seed, run.weights)
+
+    def _constructor_arguments(self, index: int, seed: int, weights: object) -> tuple[object, ...]:
+        """The sampler class's arguments for sampler ``index`` with ``seed`` and ``weights`` (None: none)."""
+        run = self.run
+        return (index, run.sampler_config(index), run.env, run.envs_per_worker, run.backend, seed, weights,
                 run.version, *self.arguments(index))
 
     def _make_spare(self) -> Any:
         """A sampler built as sampler 0 but without weights, waiting in its own process for :meth:`_adopt`."""
-        run = self.run
         self._spares_made += 1
-        return self._remote_class().remote(0, run.sampler_config(0), run.env, run.envs_per_worker, run.backend,
-                                           run.seed + 104_729 * self._spares_made, None, run.version,
-                                           *self.arguments(0))
+        seed = self.run.seed + 104_729 * self._spares_made
+        return self._remote_class().remote(*self._constructor_arguments(0, seed, None))
 
     def _adopt(self, index: int, actor: Any) -> None:
         """Makes a spare sampler ``index`` (its requests queue behind this)."""
