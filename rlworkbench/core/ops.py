@@ -294,6 +294,13 @@ class Ops(Protocol):
         :meth:`tree_sum_set`) with ``sum(leaves[:j]) <= u < sum(leaves[:j + 1])``: never an empty leaf unless the
         whole tree is empty (then 0); ``u`` at or past the total picks the last non-empty leaf."""
 
+    def tree_sample(self, tree: Variable, block_minima: Variable, uniforms: Tensor, count: Size,
+                    ) -> tuple[Tensor, Tensor, Tensor]:
+        """Proportional sampling from the sum tree ``tree`` in one call: ``(leaves, values, minimum)`` — per ``r`` of
+        ``uniforms`` (in ``[0, 1)``) the int64 leaf :meth:`tree_prefix_search` finds at ``r`` times the total, the
+        float32 values of those leaves, and the float32 smallest of the first ``count`` leaves
+        (:meth:`tree_block_minimum`). What a prioritized replay's sample reads, without three calls' overhead."""
+
     def tree_block_minimum(self, tree: Variable, block_minima: Variable, count: Size) -> Tensor:
         """The smallest of the first ``count`` leaves of ``tree`` (a sum or min tree laid out as for
         :meth:`tree_sum_set`; ``count`` clipped to ``[0, leaves]``), a scalar of the tree's dtype, +inf for none:

@@ -1,7 +1,8 @@
-"""The kernels of the sum-tree ops ``tree_sum_set``, ``tree_prefix_search`` and ``tree_block_minimum``: once
-against the ops contract (what a backend runs where it has no faster path: TensorFlow's graphs, torch tensors off
-the CPU), and once on NumPy arrays (torch's CPU tensors, seen through ``Tensor.numpy()``: a handful of NumPy calls
-instead of 10-25 backend ops, each call costing about as much as an op). Framework-free, as all of ``core``.
+"""The kernels of the sum-tree ops ``tree_sum_set``, ``tree_prefix_search``, ``tree_block_minimum`` and
+``tree_sample``: once against the ops contract (what a backend runs where it has no faster path: TensorFlow's
+graphs, torch tensors off the CPU), and once on NumPy arrays (torch's CPU tensors, seen through ``Tensor.numpy()``:
+a handful of NumPy calls instead of 10-25 backend ops, each call costing about as much as an op). Framework-free, as
+all of ``core``.
 
 A sum tree is one float64 vector of ``2 * leaves`` nodes in heap order: node 1 is the root, node ``i`` has the
 children ``2i`` and ``2i + 1``, leaf ``j`` is node ``leaves + j``; node 0 is unused (a scratch target).
@@ -113,6 +114,17 @@ def prefix_search(ops: Ops, tree: Variable, prefix_sums: Tensor) -> Tensor:
     return ops.where(total > 0, leaf, ops.zeros_like(leaf))
 
 
+def sample(ops: Ops, tree: Variable, block_minima: Variable, uniforms: Tensor, count: Tensor,
+           ) -> tuple[Tensor, Tensor, Tensor]:
+    """``(leaves, values, minimum)``: the leaves :func:`prefix_search` finds at ``uniforms`` times the total, their
+    values and the smallest of the first ``count`` leaves (:func:`block_minimum`), the last two as float32."""
+    total = ops.gather(tree, ops.constant([1], "int64"))
+    leaves = prefix_search(ops, tree, ops.cast(uniforms, "float64") * total)
+    values = ops.gather(tree, leaves + leaves_of(tree))
+    minimum = block_minimum(ops, tree, block_minima, count)
+    return leaves, ops.cast(values, "float32"), ops.cast(minimum, "float32")
+
+
 def numpy_sum_set(tree: np.ndarray, block_minima: np.ndarray, nodes: np.ndarray, values: np.ndarray,
                   distinct: bool) -> None:
     """:func:`sum_set` on NumPy views of the tree and its block minima (a handful of NumPy calls instead of ~25
@@ -124,13 +136,27 @@ def numpy_sum_set(tree: np.ndarray, block_minima: np.ndarray, nodes: np.ndarray,
         keep = len(nodes) - 1 - reversed_first  # each node's last occurrence
         nodes, values = nodes[keep], values[keep]
     depth = depth_of(tree)
-    changes = values - tree[nodes]
-    ancestors = nodes[:, None] >> np.arange(depth + 1)
-    np.add.at(tree, ancestors.ravel(), np.repeat(changes, depth + 1))
+    old = tree[nodes]
+    ancestors = nodes[:, None] >> np.arange(1, depth + 1)  # parents, up to the root
+    np.add.at(tree, ancestors.ravel(), np.repeat(values - old, depth))
+    tree[nodes] = values  # the leaves exactly: block minima compare them with what they hold
+    numpy_update_block_minima(tree, block_minima, nodes, old, values)
+
+
+def numpy_update_block_minima(tree: np.ndarray, block_minima: np.ndarray, nodes: np.ndarray, old: np.ndarray,
+                              values: np.ndarray) -> None:
+    """The block minima after the distinct leaf ``nodes`` went from ``old`` to ``values`` (set in ``tree``): lowered
+    where a value is below its block's minimum, and recomputed from the leaves only for the blocks whose smallest
+    leaf went up — reading 8 bytes per changed leaf, not its whole block, in the usual case (a sampled leaf is
+    rarely its block's smallest)."""
     leaves = leaves_of(tree)
     block = leaves // length_of(block_minima)
     blocks = (nodes - leaves) // block
-    block_minima[blocks] = tree[(blocks * block + leaves)[:, None] + np.arange(block)].min(1)
+    risen = (old <= block_minima[blocks]) & (values > old)  # a block's smallest leaf (or one as small) went up
+    np.minimum.at(block_minima, blocks, values)
+    if risen.any():
+        stale = np.unique(blocks[risen])
+        block_minima[stale] = tree[(stale * block + leaves)[:, None] + np.arange(block)].min(1)
 
 
 def numpy_prefix_search(tree: np.ndarray, prefix_sums: np.ndarray) -> np.ndarray:
@@ -168,3 +194,11 @@ def numpy_block_minimum(tree: np.ndarray, block_minima: np.ndarray, count: int) 
     whole = count // block
     smallest = block_minima[:whole].min(initial=np.inf)
     return float(min(smallest, tree[leaves + whole * block:leaves + count].min(initial=np.inf)))
+
+
+def numpy_sample(tree: np.ndarray, block_minima: np.ndarray, uniforms: np.ndarray, count: int,
+                 ) -> tuple[np.ndarray, np.ndarray, np.float32]:
+    """:func:`sample` on NumPy views of the tree and its block minima."""
+    leaves = numpy_prefix_search(tree, uniforms.astype(np.float64) * tree[1])
+    values = tree[leaves + leaves_of(tree)].astype(np.float32)
+    return leaves, values, np.float32(numpy_block_minimum(tree, block_minima, count))

@@ -40,6 +40,12 @@ class Paths:
                 float(kernels.block_minimum(torch_ops, *self.composed, torch.tensor(count))),
                 float(tf_ops.tree_block_minimum(*self.tf, tf.constant(count)))]
 
+    def sample(self, uniforms: np.ndarray, count: int) -> list[tuple[np.ndarray, np.ndarray, float]]:
+        found = [torch_ops.tree_sample(*self.numpy, torch.from_numpy(uniforms), count),
+                 kernels.sample(torch_ops, *self.composed, torch.from_numpy(uniforms), torch.tensor(count)),
+                 tf_ops.tree_sample(*self.tf, tf.constant(uniforms), tf.constant(count))]
+        return [(np.asarray(leaves), np.asarray(values), float(minimum)) for leaves, values, minimum in found]
+
     def states(self) -> list[tuple[np.ndarray, np.ndarray]]:
         return [(tree.numpy(), minima.numpy()) for tree, minima in (self.numpy, self.composed, self.tf)]
 
@@ -80,6 +86,14 @@ def test_every_path_sets_leaves_like_a_brute_force_tree_and_finds_the_same_leave
         for found in paths.search(prefix_sums):
             np.testing.assert_array_equal(found, wanted)
             assert (truth[found] > 0).all()  # never an empty leaf
+        uniforms = np.concatenate([rng.random(40), [0.0, 1.0 - 1e-7]]).astype(np.float32)
+        wanted = paths.search(uniforms.astype(np.float64) * ends[-1])[0]
+        count = int(rng.integers(0, leaves + 1))
+        for found, values, smallest in paths.sample(uniforms, count):  # the fused read: search, values, minimum
+            np.testing.assert_array_equal(found, wanted)
+            assert values.dtype == np.float32
+            np.testing.assert_allclose(values, truth[found].astype(np.float32), rtol=1e-7)
+            assert smallest == pytest.approx(np.float32(truth[:count].min(initial=np.inf)), rel=1e-7)
 
 
 def test_an_empty_tree_gives_leaf_zero_on_every_path():

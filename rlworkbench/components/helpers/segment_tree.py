@@ -28,11 +28,15 @@ def _values_space(tree: SegmentTree, indices: Space) -> Space:
     return FloatBox(add_batch_rank=True)
 
 
-def _indices_space(tree: SegmentTree, prefix_sums: Space) -> Space:
+def _indices_space(tree: SegmentTree, prefix_sums: Space, method: str = "find_prefix_sum") -> Space:
     if tree.reduction != "sum":
-        raise ConfigError("find_prefix_sum needs a sum tree", component=tree.path, argument="reduction",
+        raise ConfigError(f"{method} needs a sum tree", component=tree.path, argument="reduction",
                           expected="'sum'", got=repr(tree.reduction))
     return IntBox(0, tree.capacity, add_batch_rank=True)
+
+
+def _sampled_spaces(tree: SegmentTree, uniforms: Space, count: Space) -> tuple[Space, Space, Space]:
+    return _indices_space(tree, uniforms, "sample"), FloatBox(add_batch_rank=True), FloatBox()
 
 
 @register("segment_tree")
@@ -141,3 +145,12 @@ class SegmentTree(Component):
         torch's CPU tensors the top 10 levels go in one ``searchsorted`` over a whole level, the rest in strides
         of at most 5."""
         return self.ops.tree_prefix_search(self.tree, prefix_sums)
+
+    @api(must_be_complete=False)
+    @graph_fn(returns=3, output_spaces=_sampled_spaces)  # declared: leaf numbers in [0, capacity); a sum tree only
+    def sample(self, uniforms: Tensor, count: Size) -> tuple[Tensor, Tensor, Tensor]:
+        """``(indices, values, minimum)`` of a proportional sample (sum trees only): per ``r`` in ``uniforms`` (in
+        ``[0, 1)``), the leaf :meth:`find_prefix_sum` finds at ``r`` times the total, the values of those leaves and
+        :meth:`minimum` of the first ``count`` leaves — one fused op (``tree_sample``) for what would take
+        :meth:`reduce`, :meth:`find_prefix_sum`, :meth:`get` and :meth:`minimum`."""
+        return self.ops.tree_sample(self.tree, self.block_minima, uniforms, count)

@@ -74,8 +74,8 @@ class PrioritizedReplay(ReplayMemory):
     @api
     def get_records(self, num_records: Size) -> tuple[Nested[Tensor], Tensor, Tensor]:
         """``(records, indices, importance_weights)`` of ``num_records`` records sampled by priority."""
-        indices = self.sum_tree.find_prefix_sum(self._prefix_sums(num_records, self.sum_tree.reduce()))
-        return self._weighted_records(indices, self.sum_tree.get(indices), self.sum_tree.minimum(self.get_size()))
+        indices, powered, min_powered = self.sum_tree.sample(self._uniforms(num_records), self.get_size())
+        return self._weighted_records(indices, powered, min_powered)
 
     @api(must_be_complete=False)
     def update_records(self, indices: Tensor, priorities: Tensor) -> None:
@@ -92,8 +92,8 @@ class PrioritizedReplay(ReplayMemory):
         return self.write(records)
 
     @graph_fn(output_spaces=_float_batch)  # declared: a batch of num_records, an input value
-    def _prefix_sums(self, num_records: Size, total: Tensor) -> Tensor:
-        return self.ops.random_uniform(self.rng, (num_records,)) * total
+    def _uniforms(self, num_records: Size) -> Tensor:
+        return self.ops.random_uniform(self.rng, (num_records,))
 
     @graph_fn(returns=3, output_spaces=_sampled_spaces)  # records (bounds kept), slots, weights in [0, 1]
     def _weighted_records(self, indices: Tensor, powered: Tensor, min_powered: Tensor,

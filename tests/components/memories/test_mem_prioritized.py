@@ -42,10 +42,11 @@ def leaves(test: ComponentTest) -> np.ndarray:
 
 
 def smallest_priority(test: ComponentTest) -> float:
-    """The smallest stored powered priority, as sampling reads it (the sum tree's ``minimum`` of the stored)."""
+    """The smallest stored powered priority, as sampling reads it (the minimum of the stored that the sum tree's
+    ``sample`` returns)."""
     component = test.component if isinstance(test.component, PrioritizedReplay) else test.component.find("memory")
     size = test.executor.call(component, "get_size")
-    return float(test.executor.call(component.sum_tree, "minimum", size))
+    return float(test.executor.call(component.sum_tree, "sample", np.zeros(1, np.float32), size)[2])
 
 
 def reference_weights(powered: np.ndarray, size: int, indices: np.ndarray) -> np.ndarray:

@@ -171,7 +171,9 @@ def test_prefix_sum_search_on_a_min_tree_is_a_config_error(backend):
 def test_a_sum_tree_stays_exact_over_many_updates_and_knows_its_smallest_stored_leaf(backend):
     """Sums are updated by adding the leaves' changes to all ancestors at once (float64): after thousands of
     random updates every inner node still equals the sum of its children."""
-    test = ComponentTest(SegmentTree(CAPACITY, "sum"), {**SPACES, "count": IntBox()}, backend=backend)
+    test = ComponentTest(SegmentTree(CAPACITY, "sum"), {**SPACES, "count": IntBox(),
+                                                       "uniforms": FloatBox(0.0, 1.0, add_batch_rank=True)},
+                         backend=backend)
     rng = np.random.default_rng(1)
     leaves = np.zeros(CAPACITY)
     for _ in range(300):
@@ -187,6 +189,14 @@ def test_a_sum_tree_stays_exact_over_many_updates_and_knows_its_smallest_stored_
     np.testing.assert_allclose(tree[CAPACITY:], leaves.astype(np.float32), rtol=1e-7)
     assert test.test(("minimum", 5)) == pytest.approx(leaves.astype(np.float32)[:5].min())
     assert test.test(("minimum", 0)) == np.inf
+    # sample: the fused read is the same as reduce, find_prefix_sum, get and minimum called one by one
+    uniforms = np.concatenate([rng.random(30), [0.0, 1.0 - 1e-7]]).astype(np.float32)
+    indices, values, smallest = test.test(("sample", [uniforms, 11]))
+    expected = test.test(("find_prefix_sum", uniforms.astype(np.float64) * test.test("reduce")))
+    np.testing.assert_array_equal(indices, expected)
+    np.testing.assert_allclose(values, test.test(("get", [indices])), rtol=1e-7)
+    assert values.dtype == np.float32 and smallest.dtype == np.float32 and smallest.shape == ()
+    assert smallest == pytest.approx(leaves.astype(np.float32)[:11].min())
 
 
 @pytest.mark.parametrize("reduction", ["sum", "min"])

@@ -27,8 +27,13 @@ def tree_prefix_search(tree: Tensor, prefix_sums: Tensor) -> Tensor:
     return kernels.prefix_search(_ops(), tree, prefix_sums)
 
 
+def tree_sample(tree: Tensor, block_minima: Tensor, uniforms: Tensor, count: Tensor | int,
+                ) -> tuple[Tensor, Tensor, Tensor]:
+    return kernels.sample(_ops(), tree, block_minima, uniforms, tf.convert_to_tensor(count))
+
+
 def tree_block_minimum(tree: Tensor, block_minima: Tensor, count: Tensor | int) -> Tensor:
     return kernels.block_minimum(_ops(), tree, block_minima, tf.convert_to_tensor(count))
 
 
-__all__ = ["tree_sum_set", "tree_prefix_search", "tree_block_minimum"]
+__all__ = ["tree_sum_set", "tree_prefix_search", "tree_block_minimum", "tree_sample"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import cast
 
+import numpy as np
 import torch
 from torch.autograd.graph import increment_version
 
@@ -51,12 +52,22 @@ def tree_prefix_search(tree: Tensor, prefix_sums: Tensor) -> Tensor:
     return cast(Tensor, kernels.prefix_search(_ops(), tree_, prefix_sums_))
 
 
+def tree_sample(tree: Tensor, block_minima: Tensor, uniforms: Tensor, count: Tensor | int,
+                ) -> tuple[Tensor, Tensor, Tensor]:
+    if _on_cpu(tree, block_minima, uniforms):
+        leaves, values, minimum = kernels.numpy_sample(tree.numpy(), block_minima.numpy(), uniforms.numpy(),
+                                                       int(count))
+        return torch.from_numpy(leaves), torch.from_numpy(values), torch.from_numpy(np.asarray(minimum))
+    tree_, minima_, uniforms_, count_ = _contract(tree, block_minima, uniforms, torch.as_tensor(count))
+    return cast("tuple[Tensor, Tensor, Tensor]", kernels.sample(_ops(), tree_, minima_, uniforms_, count_))
+
+
 def tree_block_minimum(tree: Tensor, block_minima: Tensor, count: Tensor | int) -> Tensor:
     if _on_cpu(tree, block_minima):
-        return torch.tensor(kernels.numpy_block_minimum(tree.numpy(), block_minima.numpy(), int(count)),
-                            dtype=tree.dtype)
+        minimum = kernels.numpy_block_minimum(tree.numpy(), block_minima.numpy(), int(count))
+        return torch.from_numpy(np.asarray(minimum, tree.numpy().dtype))
     tree_, minima_, count_ = _contract(tree, block_minima, torch.as_tensor(count))
     return cast(Tensor, kernels.block_minimum(_ops(), tree_, minima_, count_))
 
 
-__all__ = ["tree_sum_set", "tree_prefix_search", "tree_block_minimum"]
+__all__ = ["tree_sum_set", "tree_prefix_search", "tree_block_minimum", "tree_sample"]
