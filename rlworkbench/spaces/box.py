@@ -152,6 +152,12 @@ class NumericBox(BoxSpace):
     def _checked_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         return self.low, self.high
 
+    def scalar_bounds(self) -> tuple[float, float] | None:
+        """``(low, high)`` as values are checked against them, when both are scalars (None for per-element
+        bounds)."""
+        low, high = self._checked_bounds()
+        return (float(low), float(high)) if low.ndim == 0 and high.ndim == 0 else None
+
     def _key(self) -> tuple:
         return super()._key() + (self.low.tobytes(), self.low.shape, self.high.tobytes(), self.high.shape)
 

@@ -8,7 +8,7 @@ import pytest
 
 from rlworkbench.agents.input_checks import check_rows
 from rlworkbench.errors import SpaceError
-from rlworkbench.spaces import Dict, FloatBox, IntBox, float_bounds_relaxed
+from rlworkbench.spaces import BoolBox, Dict, FloatBox, IntBox, float_bounds_relaxed
 
 SPACE = Dict({"a": FloatBox(low=0.0, high=1.0, shape=(2,)), "b": IntBox(0, 3)})
 
@@ -46,3 +46,48 @@ def test_the_relaxation_ends_with_its_block():
             box.check(np.float32(5.0))
     with pytest.raises(SpaceError, match="out of bounds"):
         box.check(np.float32(5.0))
+
+
+BOXES = [FloatBox(shape=(3,)), FloatBox(-1.0, 1.0, shape=(2,)), FloatBox(low=[0.0, -1.0], high=[1.0, 2.0]),
+         IntBox(4), IntBox(-2, 3, shape=(2,)), IntBox(0, 5, dtype="uint8"), BoolBox(shape=(2,))]
+
+
+def random_value(space, rng, count):
+    """Mostly good rows of ``space``; sometimes NaN, infinity, out-of-range numbers, huge floats whose sum
+    overflows, another dtype, shape or row count, or a list."""
+    value = np.asarray(space.with_batch_rank().sample(count, seed=rng))
+    roll = rng.random()
+    if roll < 0.1 and value.dtype.kind == "f":
+        value.flat[rng.integers(value.size)] = rng.choice([np.nan, np.inf, -np.inf, 5.0, 3e38])
+    elif roll < 0.2 and value.dtype.kind in "iu":
+        value.flat[rng.integers(value.size)] = rng.choice([-3, 4, 200]) if value.dtype.kind == "i" else 200
+    elif roll < 0.25:
+        value = value.astype(rng.choice([np.float64, np.int32, np.bool_]))
+    elif roll < 0.3:
+        value = value[:-1] if rng.random() < 0.5 else value[..., None]
+    elif roll < 0.33:
+        return value.tolist()
+    return value
+
+
+@pytest.mark.parametrize("float_bounds", [True, False])
+def test_the_fast_path_accepts_nothing_the_whole_check_refuses(float_bounds):
+    """``plainly_rows_of`` (the common case of every observe, a few NumPy calls) answers True only for values the
+    whole check takes: over random good and bad rows of several boxes, never True where ``check_rows`` without it
+    raises — and it is True for the plain good rows it exists for."""
+    from rlworkbench.agents.input_checks import plainly_rows_of
+
+    rng, plain_good = np.random.default_rng(9), 0
+    for step in range(3000):
+        space, count = BOXES[step % len(BOXES)], int(rng.integers(1, 6))
+        value = random_value(space, rng, count)
+        fast = plainly_rows_of(value, space, count, float_bounds)
+        try:
+            with float_bounds_relaxed(not float_bounds):
+                space.with_batch_rank().check(value)
+            good = np.shape(value)[:1] == (count,)
+        except SpaceError:
+            good = False
+        assert not fast or good, (space, value, count)
+        plain_good += fast
+    assert plain_good > 1500
