@@ -44,33 +44,67 @@ class EpisodeTracker:
     previous non-terminal one means that episode ended unseen (truncated, or the worker reset the env), so the
     tracker needs no truncation flags: the caller passes truncated episodes with ``terminals=False`` and the true
     final observation as the next state.
+
+    Each environment gets a slot in arrays of the last next states (one per key), so a vector step is compared and
+    stored with a few NumPy calls whatever the number of environments; a call that names one environment twice
+    is taken row by row, in order.
     """
 
     def __init__(self) -> None:
-        self._last_next: dict[Any, Flat] = {}
+        self._slots: dict[Any, int] = {}
+        self._last_next: Flat = {}  # key -> (slots, ...) the next state of each slot's last transition
+        self._open = np.zeros(0, dtype=bool)  # per slot: its last transition did not terminate
 
     def step(self, env_ids: Sequence[object], states: Flat, terminals: np.ndarray, next_states: Flat,
              ) -> tuple[np.ndarray, int]:
         """``(starts, ended)``: per row whether it begins a new trajectory, and how many episodes ended."""
-        starts = np.zeros(len(env_ids), dtype=bool)
-        ended = 0
-        for row, env in enumerate(env_ids):
-            last = self._last_next.get(env)
-            if last is None:
-                starts[row] = True
-            elif not all(np.array_equal(last[key], states[key][row]) for key in last):
-                starts[row] = True
-                ended += 1
-            if terminals[row]:
-                ended += 1
-                self._last_next.pop(env, None)
-            else:
-                self._last_next[env] = row_of(next_states, row)
+        slots = self._slots_of(env_ids, next_states)
+        if len(set(slots.tolist())) < len(slots):  # an env twice in one call: its rows in order
+            results = [self.step([env], {k: v[row:row + 1] for k, v in states.items()}, terminals[row:row + 1],
+                                 {k: v[row:row + 1] for k, v in next_states.items()})
+                       for row, env in enumerate(env_ids)]
+            return np.concatenate([starts for starts, _ in results]), sum(ended for _, ended in results)
+        terminals = np.asarray(terminals, dtype=bool)
+        continued = self._open[slots]
+        for key, last in self._last_next.items():
+            state = np.asarray(states[key])
+            continued &= (last[slots] == state).reshape(len(slots), -1).all(1) if state.size else True
+        starts = ~continued
+        ended = int(np.count_nonzero(starts & self._open[slots])) + int(np.count_nonzero(terminals))
+        going = ~terminals
+        for key, last in self._last_next.items():
+            last[slots[going]] = np.asarray(next_states[key])[going]
+        self._open[slots] = going
         return starts, ended
+
+    def _slots_of(self, env_ids: Sequence[object], next_states: Flat) -> np.ndarray:
+        """The slots of ``env_ids``; new environments get new slots (the arrays grow by doubling)."""
+        slots = self._slots
+        if not all(env in slots for env in env_ids):
+            for env in env_ids:
+                slots.setdefault(env, len(slots))
+            if len(slots) > len(self._open):
+                size = max(2 * len(self._open), len(slots), 4)
+                self._open = np.concatenate([self._open, np.zeros(size - len(self._open), dtype=bool)])
+                self._last_next = {key: _grown(self._last_next.get(key), np.asarray(value), size)
+                                   for key, value in next_states.items()}
+        for key, value in next_states.items():  # a wider dtype than stored so far (float64 after float32 ...)
+            last = self._last_next[key]
+            if np.asarray(value).dtype != last.dtype and np.result_type(last, value) != last.dtype:
+                self._last_next[key] = last.astype(np.result_type(last, value))
+        return np.fromiter((slots[env] for env in env_ids), dtype=np.int64, count=len(env_ids))
 
     def reset(self) -> None:
         """Forgets every environment's episode (the next transition of each starts a new one)."""
-        self._last_next.clear()
+        self._open[:] = False
+
+
+def _grown(stored: np.ndarray | None, rows: np.ndarray, size: int) -> np.ndarray:
+    """``stored`` (or nothing) extended to ``size`` slots of rows like ``rows``' (a batch)."""
+    grown = np.zeros((size, *rows.shape[1:]), dtype=rows.dtype if stored is None else stored.dtype)
+    if stored is not None:
+        grown[:len(stored)] = stored
+    return grown
 
 
 @dataclass

@@ -93,3 +93,51 @@ def test_dqn_stores_n_step_transitions(backend):
     agent.observe(states[1], 0, 1.0, False, states[2])
     agent.observe(states[2], 0, 1.0, False, states[3])
     assert int(agent.executor.execute("get_memory_size")) == 5
+
+
+class RowByRowTracker:
+    """The episode rule of :class:`EpisodeTracker` row by row, from its definition: the reference below."""
+
+    def __init__(self):
+        self.last = {}
+
+    def step(self, env_ids, states, terminals, next_states):
+        starts, ended = np.zeros(len(env_ids), bool), 0
+        for row, env in enumerate(env_ids):
+            last = self.last.get(env)
+            if last is None or not all(np.array_equal(last[k], states[k][row]) for k in last):
+                starts[row] = True
+                ended += last is not None
+            if terminals[row]:
+                ended += 1
+                self.last.pop(env, None)
+            else:
+                self.last[env] = {k: np.array(v[row]) for k, v in next_states.items()}
+        return starts, ended
+
+
+def test_the_episode_tracker_agrees_with_the_row_by_row_rule_on_random_streams():
+    """Random envs (ids of any kind, rows in any order, an env twice in one call, new envs late, dtypes widening
+    from float32 to float64), continuations, jumps and terminals: the same starts and counts as row by row."""
+    rng = np.random.default_rng(5)
+    tracker, reference = EpisodeTracker(), RowByRowTracker()
+    envs = [0, 1, "left", (2, 3), 7, 8, 9, 10, 11]
+    current = {env: rng.integers(0, 3, (2, 2)).astype(np.float32) for env in envs}
+    for step in range(400):
+        ids = list(rng.choice(len(envs), int(rng.integers(1, 7)), replace=bool(rng.random() < 0.15)))
+        ids = [envs[i] for i in ids if i < 4 + step // 50]  # more envs join as the stream goes on
+        if not ids:
+            continue
+        dtype = np.float32 if step < 250 else np.float64
+        states = np.stack([current[env] if rng.random() < 0.8 else rng.integers(0, 3, (2, 2)) for env in ids])
+        next_states = rng.integers(0, 3, (len(ids), 2, 2)).astype(dtype)
+        terminals = rng.random(len(ids)) < 0.1
+        flat_states, flat_next = {"x": states.astype(dtype)}, {"x": next_states}
+        got = tracker.step(ids, flat_states, terminals, flat_next)
+        expected = reference.step(ids, flat_states, terminals, flat_next)
+        assert got[0].tolist() == expected[0].tolist() and got[1] == expected[1], step
+        for env, following in zip(ids, next_states):
+            current[env] = following
+        if step % 97 == 96:
+            tracker.reset()
+            reference.last.clear()
