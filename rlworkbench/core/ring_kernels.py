@@ -37,10 +37,12 @@ def numpy_ring_write(buffers: Sequence[np.ndarray], cursor: np.ndarray, size: np
     kept = min(count, capacity)
     start = int(cursor) + count - kept  # of a batch larger than the capacity, the last ``capacity`` rows
     slots = np.arange(start, start + kept, dtype=np.int64) % capacity
+    first = start % capacity
+    where = slice(first, first + kept) if first + kept <= capacity else slots  # a slice where it does not wrap
     for buffer, given in zip(buffers, values):
         # as the buffer's rows (reshaped by the row count, which a leaf of zero size keeps)
         rows = given if given.ndim == buffer.ndim else given.reshape((len(given), *buffer.shape[1:]))
-        buffer[slots] = rows[count - kept:]
+        buffer[where] = rows[count - kept:]
     cursor[()] = (int(cursor) + count) % capacity
     size[()] = min(int(size) + count, capacity)
     return slots
