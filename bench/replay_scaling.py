@@ -14,6 +14,11 @@ it times, in interleaved rounds:
   weights);
 - ``insert``: ``insert_records`` of 4 transitions — one vector step of ``observe`` with 4 envs.
 
+For comparison, ``cleanrl_flat`` rows time the same sample + update (32 records) on the CleanRL-style reference's
+buffer of ``bench.train_overhead`` (``bench/cleanrl_dqn.py``: priorities in one flat array, a cumulative sum and a
+``searchsorted`` per batch, the minimum read from the array) holding as many records: O(N) where the tree is flat,
+so the rows show at what size the tree pays off.
+
 The figure is µs per call, median over rounds; ``vs_smallest`` = this capacity's median / the smallest capacity's
 (same backend, same run). Goal (issue 31): ``sample_update`` flat within **1.5x** from 4k to 1M. ``bytes_per_record``
 is the memory's variables' bytes over its capacity (the trees included).
@@ -35,6 +40,7 @@ CAPACITIES = (4096, 65536, 1 << 20)
 HUGE = 1 << 22
 BATCH, STEP_ENVS, FILL_CHUNK = 32, 4, 65536
 GOAL = 1.5
+FLAT = "cleanrl_flat"  #: the backend column of the CleanRL-style reference's rows (NumPy, no tree)
 
 
 def records_space() -> Any:
@@ -86,6 +92,24 @@ def workloads(executor: Any, seed: int = 1) -> dict[str, Any]:
     return {"sample_update": sample_update, "insert": insert}
 
 
+def flat_reference(capacity: int, seed: int = 0) -> Any:
+    """The CleanRL-style reference's prioritized buffer (``bench.cleanrl_dqn.ReplayBuffer``: priorities in one flat
+    array, a cumulative sum and ``searchsorted`` per batch) holding ``capacity`` records with random priorities."""
+    from bench.cleanrl_dqn import ReplayBuffer
+
+    rng = np.random.default_rng(seed)
+    buffer = ReplayBuffer(capacity, (4,), prioritized=True, alpha=0.6)
+    buffer.full = True
+    buffer.priorities[:] = rng.uniform(0.01, 10.0, capacity) ** 0.6
+    priorities = rng.uniform(0.01, 10.0, BATCH).astype(np.float32)
+
+    def sample_update() -> None:
+        indices, _ = buffer.sample(BATCH, rng, 0.4)
+        buffer.update_priorities(indices, priorities)
+
+    return sample_update
+
+
 def memory_bytes(executor: Any) -> int:
     return sum(value.nbytes for value in executor.get_weights().values())
 
@@ -103,11 +127,18 @@ def measure(capacities: Sequence[int], backends: Sequence[str], repeats: int, ro
                              "us_per_call": common.median(values), "calls_per_round": counts[name],
                              "rounds": repeats, "bytes_per_record": memory_bytes(executor) / capacity})
             del executor
+    for capacity in capacities:  # the flat array's O(N) sample + update at the same sizes: where the tree pays off
+        contenders, counts = common.per_call_us({"sample_update": (flat_reference(capacity), ())}, round_s)
+        samples = common.interleaved(contenders, repeats)
+        rows.append({"benchmark": "replay_scaling", "backend": FLAT, "work": "sample_update", "capacity": capacity,
+                     "us_per_call": common.median(samples["sample_update"]),
+                     "calls_per_round": counts["sample_update"], "rounds": repeats,
+                     "bytes_per_record": 8.0})  # the priorities only (the records as in ours)
     for row in rows:
         smallest = min((other for other in rows if other["backend"] == row["backend"]
                         and other["work"] == row["work"]), key=lambda other: other["capacity"])
         row["vs_smallest"] = row["us_per_call"] / smallest["us_per_call"]
-        row["goal"] = GOAL if row["work"] == "sample_update" else float("nan")
+        row["goal"] = GOAL if row["work"] == "sample_update" and row["backend"] != FLAT else float("nan")
     return rows
 
 

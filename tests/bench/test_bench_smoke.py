@@ -7,6 +7,7 @@ the current API and keep their output format.
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -161,15 +162,48 @@ def test_train_overhead_writes_its_csv(tmp_path):
     returned = train_overhead.main(["--repeats", "2", "--round-steps", "200", "--threads", "0", "--out", str(out),
                                     "--quiet"])
     frame = pd.read_csv(out)
-    assert len(frame) == len(returned) == 4
-    assert list(frame["case"]) == ["loop", "loop_prioritized", "update", "observe"]
+    assert len(frame) == len(returned) == 6
+    assert list(frame["case"]) == ["loop", "loop_prioritized", "update", "observe", "observe_checks", "update_guard"]
     assert (frame["backend"] == "torch").all()
-    assert list(frame["unit"]) == ["env_steps_per_s", "env_steps_per_s", "samples_per_s", "us_per_vector_step"]
+    assert list(frame["unit"]) == ["env_steps_per_s", "env_steps_per_s", "samples_per_s", "us_per_vector_step",
+                                   "us_per_vector_step", "samples_per_s"]
     assert (frame["ours_median"] > 0).all() and (frame["baseline_median"] > 0).all()
     assert (frame["cleanrl_median"].iloc[:2] > 0).all() and frame["cleanrl_median"].iloc[2:].isna().all()
-    assert list(frame["target"]) == ["ratio >= 0.9", "ratio >= 0.9", "ratio >= 0.95", "ours <= 300 us"]
+    assert list(frame["target"]) == ["ratio >= 0.95 (both references)"] * 2 + [
+        "ratio >= 0.95", "ours <= 300 us", "A/B: baseline = checks off", "A/B: baseline = guard off"]
+    loops = frame.iloc[:2]  # met only against the faster of the two references
+    assert (loops["meets_target"] == ((loops["ratio"] >= 0.95) & (loops["ratio_cleanrl"] >= 0.95))).all()
     observe = frame.iloc[3]
     assert observe["meets_target"] == (observe["ours_median"] <= 300)
+
+
+def test_the_a_b_baselines_turn_the_guard_and_the_checks_off_and_only_there():
+    """``guard_off`` lets an update whose loss overflows change the weights (the guard refuses it outside), and an
+    agent with ``unchecked`` stores a NaN state that the checks refuse."""
+    from bench.hand_dqn import Settings
+    from rlworkbench.errors import SpaceError
+
+    batch = {"states": np.ones((4, 4), np.float32), "actions": np.zeros(4, np.int64),
+             "rewards": np.full(4, 3e38, np.float32), "terminals": np.zeros(4, bool),
+             "next_states": np.ones((4, 4), np.float32)}  # finite inputs whose squared error overflows
+    for guard in (True, False, True):
+        agent = train_overhead.our_worker(Settings(), "torch").agent
+        before = agent.get_weights(trainable_only=True)
+        if guard:
+            agent.update(batch)
+        else:
+            with train_overhead.guard_off():
+                agent.update(batch)
+        unchanged = all(np.array_equal(before[k], v) for k, v in agent.get_weights(trainable_only=True).items())
+        assert unchanged == guard
+    states = np.full((4, 4), np.nan, np.float32)
+    step = (states, np.zeros(4, np.int64), np.ones(4, np.float32), np.zeros(4, bool), np.ones((4, 4), np.float32))
+    checked, bare = train_overhead.observe_agent("torch"), train_overhead.observe_agent("torch")
+    bare._checked = train_overhead.unchecked
+    with pytest.raises(SpaceError):
+        checked.observe(*step)
+    bare.observe(*step)
+    assert bare.timesteps == 4 and checked.timesteps == 0
 
 
 def test_multi_device_writes_its_csv(tmp_path):
@@ -287,6 +321,9 @@ def test_replay_scaling_writes_its_csv(tmp_path):
     frame = pd.read_csv(out)
     assert set(frame["work"]) == {"sample_update", "insert"} and set(frame["capacity"]) == {64, 128}
     assert (frame["us_per_call"] > 0).all() and (frame.loc[frame["capacity"] == 64, "vs_smallest"] == 1.0).all()
+    flat = frame[frame["backend"] == "cleanrl_flat"]  # the CleanRL-style reference at the same sizes, no goal
+    assert list(flat["capacity"]) == [64, 128] and set(flat["work"]) == {"sample_update"}
+    assert flat["goal"].isna().all() and (frame.loc[frame["backend"] == "torch", "work"] == "sample_update").sum() == 2
 
 
 
