@@ -50,15 +50,18 @@ class SegmentTree(Component):
     ancestors in one scatter-add of the leaves' changes) and ``tree_prefix_search`` (all queries descend at once),
     NumPy on torch's CPU tensors. A min tree (float32) recomputes the ancestors level by level. ``minimum(count)``,
     the smallest of the first ``count`` leaves (the op ``tree_block_minimum``), reads a second variable
-    ``block_minima`` (the minimum of every block of 64 leaves, refreshed for the blocks an update touches):
-    ``capacity / 64 + 64`` values per call instead of ``count``, so its cost stays flat from thousands to millions
-    of leaves (an update of ``n`` leaves reads ``64 n``). The leaves are only read at indices (gathers), never
-    whole: on TensorFlow a whole read of a variable that was scattered into copies it. Values come back as float32.
-    ``update`` takes repeated indices (the last value wins); ``update_distinct`` skips that search.
+    ``block_minima`` (the minimum of every block of 64 leaves, kept by every update: lowered where a new value is
+    below it, recomputed from the block's leaves where its smallest leaf went up — on torch's CPU tensors only
+    there, elsewhere for every block touched): ``capacity / 64 + 64`` values per call instead of ``count``, so its
+    cost stays flat from thousands to millions of leaves. ``sample(uniforms, count)`` (sum trees) is a proportional
+    sample in one fused op (``tree_sample``): the leaves at ``uniforms`` times the total, their values and
+    ``minimum(count)``. The leaves are only read at indices (gathers), never whole: on TensorFlow a whole read of a
+    variable that was scattered into copies it. Values come back as float32. ``update`` takes repeated indices (the
+    last value wins); ``update_distinct`` skips that search.
 
-    Inputs: ``indices`` an IntBox with a batch rank (leaf numbers ``0 … capacity-1``); ``values`` and
-    ``prefix_sums`` FloatBoxes with a batch rank. All API methods may build before their inputs have spaces
-    (the tree's variables never depend on them).
+    Inputs: ``indices`` an IntBox with a batch rank (leaf numbers ``0 … capacity-1``); ``values``, ``prefix_sums``
+    and ``uniforms`` FloatBoxes with a batch rank; ``count`` an int scalar. All API methods may build before their
+    inputs have spaces (the tree's variables never depend on them).
     """
 
     def __init__(self, capacity: int, reduction: str = "sum", **kwargs: Any):
