@@ -35,10 +35,10 @@ def test_every_component_is_a_cluster_nested_in_its_parent(agent):
 
 def test_api_methods_and_graph_functions_are_nodes(agent):
     nodes = texts(graph_svg(agent), "node")
-    for name in ("act", "update_from_memory", "get_records", "update_records", "find_prefix_sum", "_prefix_sums",
+    for name in ("act", "update_from_memory", "get_records", "update_records", "sample", "_uniforms",
                  "sample_deterministic", "loss", "step"):
         assert name in nodes
-    for name in ("find_prefix_sum", "sample_deterministic", "loss", "step"):  # API methods that are graph functions
+    for name in ("sample", "sample_deterministic", "loss", "step"):  # API methods that are graph functions
         assert nodes.count(name) >= 2, f"{name}: the API method and its graph function are both drawn"
 
 
