@@ -158,12 +158,14 @@ Mutations = dict[str, "dict[str, object] | list[object] | tuple[object, ...] | C
 KEEP_CHECKPOINTS = {"pbt": 12}
 """Trial checkpoints Tune keeps with PBT: a donor's checkpoint must outlive its own next reports until the exploiting
 trial has restored from it."""
-KEEP_FOR_RESUME = 5
+KEEP_FOR_RESUME = 12
 """Trial checkpoints Tune keeps otherwise. A resume restores the newest checkpoint Tune's saved state names, and that
 state is written every ``TUNE_GLOBAL_CHECKPOINT_S`` seconds — later under load — while checkpoints come with every
 report and the older ones are deleted: with 2 kept, a state two checkpoints behind named one already gone (seen in
-the suite: ``Could not recover from checkpoint as it does not exist on storage anymore``). Five tolerate a state
-four reports behind."""
+the suite: ``Could not recover from checkpoint as it does not exist on storage anymore``). With 5 kept and a report
+every 0.2 s, a driver killed while Tune was deleting the checkpoint its 2-s-old state named left that folder half
+gone (seen in the suite: ``trial.json`` missing). Twelve tolerate a state eleven reports behind (as many as PBT
+keeps)."""
 RUN_KEYS = ("env", "backend", "num_envs", "vector_mode", "threads", "checkpoint_every", "summaries_every",
             "progress", "logdir", "run_name")
 
