@@ -202,9 +202,12 @@ class Run:
 
     def wait(self, timeout: float | None = None) -> Run:
         """Blocks until the run ends and returns it; re-raises the error of a failed run as it was raised (same
-        type). ``TimeoutError`` after ``timeout`` seconds (the run goes on)."""
+        type). ``TimeoutError`` after ``timeout`` seconds (the run goes on; the message says what it is busy
+        with)."""
         if not self.execution.join(timeout):
-            raise TimeoutError(f"the run in {self.logdir} is still {self.state} after {timeout} s")
+            activity = self.execution.activity()
+            raise TimeoutError(f"the run in {self.logdir} is still {self.state} after {timeout} s"
+                               + (f"; {activity}" if activity else ""))
         error = self.execution.error
         if error is not None:
             if not self._error_noted:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 import urllib.request
 from typing import Any
 
@@ -40,6 +41,20 @@ class CrashingCartPole(gym.Wrapper):
 
 def crashing_cartpole() -> gym.Env:
     return CrashingCartPole(crash_at=251)
+
+
+class StuckCartPole(gym.Wrapper):
+    """CartPole whose simulator stops answering (sleeps) from env step ``stuck_at`` on, until ``released`` is set."""
+
+    def __init__(self, stuck_at: int, released: threading.Event):
+        super().__init__(gym.make("CartPole-v1"))
+        self.stuck_at, self.steps, self.released = stuck_at, 0, released
+
+    def step(self, action: Any):
+        self.steps += 1
+        while self.steps >= self.stuck_at and not self.released.wait(0.05):
+            pass
+        return super().step(action)
 
 
 def get_json(url: str) -> Any:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -15,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from nbclient import NotebookClient
-from run_helpers import SimulatorCrash, crashing_cartpole, get_json, small_dqn, wait_until
+from run_helpers import SimulatorCrash, StuckCartPole, crashing_cartpole, get_json, small_dqn, wait_until
 
 from rlworkbench.agents import Agent
 from rlworkbench.errors import ConfigError, SpaceError
@@ -113,6 +114,23 @@ def test_wait_reraises_a_training_error_with_its_type_and_keeps_the_last_checkpo
     view = run.view
     wait_until(lambda: view.progress.bar_style == "danger", 10, "the failed state in the widget")
     assert "SimulatorCrash: the simulator crashed" in view.label.value
+
+
+def test_a_wait_that_times_out_says_where_the_run_is_stuck(tmp_path):
+    released = threading.Event()
+    config = {**small_dqn(), "memory": {"type": "replay_memory", "capacity": 1000}}
+    run = promote(config, env=lambda: StuckCartPole(300, released), timesteps=2000, seed=0, logdir=tmp_path,
+                  num_envs=1)
+    try:
+        with pytest.raises(TimeoutError) as raised:
+            run.wait(timeout=15)
+        message = str(raised.value)
+        assert f"the run in {run.logdir} is still running after 15 s; its thread is in " in message
+        assert "step (run_helpers.py:" in message, message  # the env's own step, called from our worker
+        assert "transitions.py:" in message and "worker.py:" in message, message
+    finally:
+        released.set()
+    assert run.wait(timeout=120).state == "finished" and run.execution.activity() is None
 
 
 def test_bad_targets_settings_and_prototypes_fail_in_the_call(tmp_path):

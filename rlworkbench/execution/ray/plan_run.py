@@ -280,6 +280,15 @@ class PlanRun:
         """One row per replay shard (plans with replay; see :meth:`.ops.replay.Replay.table`)."""
         return None if self.replay is None else self.replay.table()
 
+    def under_way(self) -> str:
+        """The requests under way to samplers and shards and how long the oldest of each has waited."""
+        parts = []
+        for name, operator in (("sampler", self.samplers), ("shard", self.replay)):
+            count = 0 if operator is None else operator.manager.in_flight()
+            if operator is not None and count:
+                parts.append(f"{count} {name} requests under way (the oldest for {operator.manager.waiting():.0f} s)")
+        return ", ".join(parts) or "no sampler or shard request under way"
+
     def dataflow(self) -> DataflowSnapshot:
         """The plan's dataflow now: actors and operators, what flows between them and how fast, the bottleneck."""
         return self.meter.snapshot()

@@ -71,6 +71,10 @@ class Execution(abc.ABC):
         """The newest checkpoint's path where this machine cannot read it (a cluster's own storage), else None."""
         return None
 
+    def activity(self) -> str | None:
+        """What the run is busy with now, in a line a stuck run's ``TimeoutError`` quotes (None: nothing known)."""
+        return None
+
     def logs(self) -> list[str]:
         """The run's own log lines, where it runs elsewhere (a cluster job); in-process runs print here: []."""
         return []

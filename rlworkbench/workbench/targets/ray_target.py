@@ -108,6 +108,13 @@ class RayExecution(ThreadedExecution):
         snapshot = self.dataflow_snapshot()
         return None if snapshot is None else snapshot.nodes_frame() if nodes else snapshot.edges_frame()
 
+    def activity(self) -> str | None:
+        """Where the run's thread is, and the requests under way to its actors."""
+        where, algorithm = super().activity(), self.algorithm
+        if algorithm is None:
+            return where
+        return f"{where + '; ' if where else ''}{algorithm.under_way()}"
+
     def stop(self) -> None:
         self._stop_asked.set()
 

@@ -9,8 +9,10 @@ save their final checkpoint (the exit hook is registered when the first run star
 from __future__ import annotations
 
 import abc
+import sys
 import threading
 import time
+import traceback
 import weakref
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ from rlworkbench.workbench.run_spec import RunSpec
 from rlworkbench.workbench.targets.base import FAILED, FINISHED, STOPPED, Execution
 
 EXIT_GRACE_SECONDS = 10.0
+PACKAGE_DIR = str(Path(__file__).resolve().parents[2]) + "/"  #: rlworkbench's own files (a stuck run names them)
 _LIVE: weakref.WeakSet[ThreadedExecution] = weakref.WeakSet()
 
 
@@ -53,6 +56,21 @@ class ThreadedExecution(Execution):
         if phase is None or self.done:
             return None
         return f"{phase[0]} … {time.monotonic() - phase[1]:.0f} s"
+
+    def activity(self) -> str | None:
+        """The phase, and where the run's thread is: the four innermost calls below this package's code (``ray.wait``,
+        an env's step, …), then this package's innermost three."""
+        frame = sys._current_frames().get(self._thread.ident or -1) if self._thread.is_alive() else None
+        if frame is None:
+            return None
+        stack = traceback.extract_stack(frame)
+        inner = max((i for i, entry in enumerate(stack) if entry.filename.startswith(PACKAGE_DIR)), default=-1)
+        below = [f"{e.name} ({Path(e.filename).name}:{e.lineno})" for e in reversed(stack[inner + 1:][-4:])]
+        ours = [f"{Path(e.filename).name}:{e.lineno} {e.name}" for e in reversed(stack[:inner + 1])
+                if e.filename.startswith(PACKAGE_DIR)]
+        where = " < ".join(below + ours[:3])
+        phase = self.phase
+        return f"{phase + '; ' if phase else ''}its thread is in {where}"
 
     def set_phase(self, what: str | None) -> None:
         """Says what the run's thread is busy with before training (None: training, or done)."""
