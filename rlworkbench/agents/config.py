@@ -408,7 +408,7 @@ RAY_SETTINGS: dict[str, object] = {
     "workers": POSITIVE_INT, "envs_per_worker": POSITIVE_INT, "fragment_length": POSITIVE_INT,
     "shards": POSITIVE_INT, "replay_in_flight": POSITIVE_INT, "broadcast_every": POSITIVE_INT,
     "weight_sync_steps": POSITIVE_INT, "queue_size": POSITIVE_INT, "max_restarts": {"type": "integer", "minimum": 0},
-    "spare_samplers": {"type": "integer", "minimum": 0},
+    "spare_samplers": {"type": "integer", "minimum": 0}, "hung_after": {"type": "number", "exclusiveMinimum": 0},
     "max_updates_owed": {"type": ["integer", "null"], "minimum": 1},
     "replay_capacity": {"type": ["integer", "null"], "minimum": 1},
     "sampler_cpus": {"type": "number", "minimum": 0, "maximum": 1024},

@@ -13,7 +13,7 @@ from rlworkbench.extras import require
 require("ray", 'Ray execution (promote(to="ray"), rlworkbench.execution.ray)')
 
 
-from rlworkbench.execution.ray.actor_manager import ActorFailed, ActorManager, CallResult
+from rlworkbench.execution.ray.actor_manager import ActorFailed, ActorHung, ActorManager, CallResult
 from rlworkbench.execution.ray.flow_types import EpisodeEnds, Fragment, ReplayBatch, SampleReport, Transitions
 from rlworkbench.execution.ray.plan_run import PlanRun
 from rlworkbench.execution.ray.plans import PLANS, Plan, get_plan, plan_for, plans, register
@@ -21,6 +21,6 @@ from rlworkbench.execution.ray.replay_shard import ReplayShard
 from rlworkbench.execution.ray.sampler import ImpalaSampler, Sampler
 from rlworkbench.execution.ray.session import ensure_ray
 
-__all__ = ["PLANS", "ActorFailed", "ActorManager", "CallResult", "EpisodeEnds", "Fragment", "ImpalaSampler", "Plan",
-           "PlanRun", "ReplayBatch", "ReplayShard", "SampleReport", "Sampler", "Transitions", "ensure_ray",
-           "get_plan", "plan_for", "plans", "register"]
+__all__ = ["PLANS", "ActorFailed", "ActorHung", "ActorManager", "CallResult", "EpisodeEnds", "Fragment",
+           "ImpalaSampler", "Plan", "PlanRun", "ReplayBatch", "ReplayShard", "SampleReport", "Sampler", "Transitions",
+           "ensure_ray", "get_plan", "plan_for", "plans", "register"]

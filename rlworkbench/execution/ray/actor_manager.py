@@ -6,8 +6,10 @@ one, cut to what the executors need. Each actor gets requests with :meth:`ActorM
 :class:`CallResult` values. An actor that died (``ray.kill``, a crashed process) — or, with
 ``restart_on_error``, one whose request raised — is replaced by ``factory(index)`` and handed the current state
 by ``on_restart(index, actor)`` (weights, a fresh env) before it gets new requests; its requests in flight are
-dropped and counted. After ``max_restarts`` restarts of one actor the next failure raises :class:`ActorFailed`
-with the error that caused it.
+dropped and counted. With ``hung_after`` a request under way longer than that many seconds fails with
+:class:`ActorHung` and its actor is replaced the same way: a stuck env, a deadlocked actor or a call Ray never
+answers costs one actor's restart, not the run. After ``max_restarts`` restarts of one actor the next failure
+raises :class:`ActorFailed` with the error that caused it.
 
 A new Ray actor costs a process start, its imports and its set-up — seconds of CPU, and many more seconds of wall
 time on a machine the other actors keep busy. With ``spares`` the manager keeps that many actors made by
@@ -18,6 +20,7 @@ actor)`` turns into actor ``index`` (in its warm process), and a new spare start
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +34,10 @@ class ActorFailed(RLWorkbenchError):
     def __init__(self, message: str, cause: BaseException | None = None, **context: object):
         super().__init__(message, **context)
         self.cause = cause
+
+
+class ActorHung(RLWorkbenchError):
+    """A request was under way longer than the manager's ``hung_after`` seconds; its actor is replaced."""
 
 
 @dataclass
@@ -53,7 +60,7 @@ class CallResult:
 class _Slot:
     actor: Any
     restarts: int = 0
-    in_flight: dict[Any, tuple[str, Any]] = field(default_factory=dict)  # object ref -> (method name, actor)
+    in_flight: dict[Any, tuple[str, Any, float]] = field(default_factory=dict)  # ref -> (method, actor, sent at)
 
 
 class ActorManager:
@@ -61,17 +68,20 @@ class ActorManager:
 
     def __init__(self, factory: Callable[[int], Any], count: int, *, max_in_flight: int = 2, max_restarts: int = 3,
                  restart_on_error: bool = False, on_restart: Callable[[int, Any], None] | None = None,
-                 spares: int = 0, spare: Callable[[], object] | None = None,
+                 hung_after: float | None = None, spares: int = 0, spare: Callable[[], object] | None = None,
                  adopt: Callable[[int, object], None] | None = None):
         for argument, value, least in (("count", count, 1), ("max_in_flight", max_in_flight, 1),
                                        ("max_restarts", max_restarts, 0), ("spares", spares, 0)):
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise ConfigError(f"bad {argument}", argument=argument, expected=f"int >= {least}", got=value)
+        if hung_after is not None and (isinstance(hung_after, bool) or not isinstance(hung_after, int | float)
+                                       or not hung_after > 0):
+            raise ConfigError("bad hung_after", argument="hung_after", expected="seconds > 0 or None", got=hung_after)
         if spares and (spare is None or adopt is None):
             raise ConfigError("spares need a spare() to make them and an adopt() to give them a place",
                               argument="spare" if spare is None else "adopt", expected="a callable", got=None)
         self.factory, self.max_in_flight, self.max_restarts = factory, max_in_flight, max_restarts
-        self.restart_on_error, self.on_restart = restart_on_error, on_restart
+        self.restart_on_error, self.on_restart, self.hung_after = restart_on_error, on_restart, hung_after
         self.spare, self.adopt = spare, adopt
         self.slots: list[_Slot] = []
         self.spares: list[object] = []  #: actors ready to take a failed one's place, oldest first
@@ -105,6 +115,12 @@ class ActorManager:
         slots = self.slots if index is None else [self.slots[index]]
         return sum(len(slot.in_flight) for slot in slots)
 
+    def waiting(self, index: int | None = None) -> float:
+        """Seconds the oldest request under way (of one actor, or of all) has been waiting; 0 if none is."""
+        slots = self.slots if index is None else [self.slots[index]]
+        sent = [at for slot in slots for _, _, at in slot.in_flight.values()]
+        return time.monotonic() - min(sent) if sent else 0.0
+
     def free(self, index: int) -> bool:
         """Whether the actor may take another request now."""
         return len(self.slots[index].in_flight) < self.max_in_flight
@@ -118,7 +134,7 @@ class ActorManager:
         if len(slot.in_flight) >= self.max_in_flight:
             return False
         name = method.__name__
-        slot.in_flight[getattr(slot.actor, name).remote(*args, **kwargs)] = (name, slot.actor)
+        slot.in_flight[getattr(slot.actor, name).remote(*args, **kwargs)] = (name, slot.actor, time.monotonic())
         return True
 
     def call_all(self, method: Callable[..., object], *args: object, **kwargs: object) -> list[int]:
@@ -127,7 +143,8 @@ class ActorManager:
 
     def results(self, timeout: float | None = 0.0, wait_for: int = 1) -> list[CallResult]:
         """Finished requests (waiting up to ``timeout`` seconds for at least ``wait_for`` of them; ``None``: no
-        limit). Failed actors are restarted before this returns."""
+        limit). Failed actors — dead ones, hung ones (``hung_after``) and, with ``restart_on_error``, those whose
+        request raised — are restarted before this returns."""
         import ray
 
         owners = {ref: index for index, slot in enumerate(self.slots) for ref in slot.in_flight}
@@ -138,14 +155,15 @@ class ActorManager:
             more, _ = ray.wait([r for r in owners if r not in ready], num_returns=len(owners) - len(ready),
                                timeout=0)
             ready = ready + more
-        finished, failed = [], {}
+        finished: list[CallResult] = []
+        failed: dict[int, BaseException] = {}
         for ref in ready:
             index = owners[ref]
             slot = self.slots[index]
             sent = slot.in_flight.pop(ref, None)
             if sent is None:  # dropped by a restart earlier in this loop
                 continue
-            method, actor = sent
+            method, actor, _ = sent
             try:
                 finished.append(CallResult(index, method, value=ray.get(ref), actor=actor))
             except ray.exceptions.RayActorError as error:  # the actor is gone
@@ -160,11 +178,31 @@ class ActorManager:
                 self.errors.append(result)
                 if self.restart_on_error:
                     failed[index] = cause
-        for index, error in failed.items():
-            self.restart(index, error)
+        for index, (result, hung) in self._hung(failed).items():
+            finished.append(result)
+            self.errors.append(result)
+            failed[index] = hung
+        for index, cause in failed.items():
+            self.restart(index, cause)
         return finished
 
     # ----- faults -----------------------------------------------------------------------------------------------
+    def _hung(self, failed: dict[int, BaseException]) -> dict[int, tuple[CallResult, ActorHung]]:
+        """An :class:`ActorHung` result (and its error) per actor, not failed already, whose oldest request is
+        overdue."""
+        if self.hung_after is None:
+            return {}
+        now, hung = time.monotonic(), {}
+        for index, slot in enumerate(self.slots):
+            overdue = [ref for ref, (_, _, at) in slot.in_flight.items() if now - at > self.hung_after]
+            if overdue and index not in failed:
+                method, actor, at = slot.in_flight.pop(min(overdue, key=lambda ref: slot.in_flight[ref][2]))
+                seconds = now - at
+                error = ActorHung(f"actor {index}'s {method} request was under way for {seconds:.0f} s "
+                                  f"(hung_after: {self.hung_after:g} s)")
+                hung[index] = (CallResult(index, method, error=error, actor=actor), error)
+        return hung
+
     def restart(self, index: int, error: BaseException | None = None) -> Any:
         """Replaces actor ``index`` by the oldest spare (adopted; a new spare starts) or else a new actor (its
         requests in flight are dropped) and hands it the current state; raises :class:`ActorFailed` once it has been

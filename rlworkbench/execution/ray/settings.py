@@ -33,7 +33,10 @@ machinery, so a bad value is a ConfigError naming ``execution/ray/<key>``:
 - ``max_restarts`` restarts of one actor (or of the learner group) before the run fails with the error that killed
   it; ``spare_samplers`` samplers kept built and idle (each reserving ``sampler_cpus``) to take a failed sampler's
   place at once — a new Ray actor takes seconds of CPU to start, far longer on a busy machine — each replaced by a
-  new spare in the background (default 0: a failed sampler's replacement starts when it fails);
+  new spare in the background (default 0: a failed sampler's replacement starts when it fails); a sampler or shard
+  whose request has been under way for ``hung_after`` seconds is taken as hung and replaced like one that died
+  (a stuck env, a deadlocked actor, a call Ray never answers; default 300 — a request's time includes the actor's
+  start-up, which a busy machine stretches);
 - ``num_cpus`` of a local Ray session started for the run (``None``: every CPU here), ``address`` of a cluster to
   join instead (``"auto"``, ``"ray://host:10001"``; ``None`` starts or reuses a local one on 127.0.0.1).
 """
@@ -48,7 +51,7 @@ from rlworkbench.errors import ConfigError
 DEFAULTS: dict[str, object] = {
     "workers": 2, "envs_per_worker": 4, "fragment_length": 50, "shards": 2, "replay_in_flight": 2,
     "broadcast_every": 10, "weight_sync_steps": 400, "queue_size": 4, "max_updates_owed": 100, "max_restarts": 3,
-    "spare_samplers": 0,
+    "spare_samplers": 0, "hung_after": 300.0,
     "replay_capacity": None, "sampler_cpus": 1.0, "plan": None, "passes": 2, "replay_ratio": 8.0,
     "num_cpus": None, "address": None, "learners": 1, "devices_per_learner": None, "learner_cpus": 1.0,
     "learner_placement": "pack", "learner_timeout": 60.0, "learner_checkpoint_every": 50, "save_replay": False,

@@ -3,12 +3,13 @@ replaced and handed the current state, task errors kept (and restarts on them wh
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
 import ray
 
-from rlworkbench.execution.ray import ActorFailed, ActorManager
+from rlworkbench.execution.ray import ActorFailed, ActorHung, ActorManager
 
 
 @ray.remote(num_cpus=0)
@@ -138,6 +139,34 @@ def test_task_errors_are_kept_and_restart_only_when_asked(ray_session):
         restarting.close()
 
 
+def test_a_request_past_hung_after_replaces_its_actor_and_the_others_go_on(ray_session):
+    handed = []
+    manager = ActorManager(Holder.remote, 2, max_in_flight=1, hung_after=2.0,
+                           on_restart=lambda index, actor: handed.append(index))
+    try:
+        ray.get([manager.actor(index).work.remote() for index in range(2)])  # both started: no start-up counted
+        stuck = manager.actor(0)
+        manager.call(0, Holder.work, 600.0)  # never answers in time
+        assert 0.0 <= manager.waiting(0) < 1.0 and manager.waiting(1) == 0.0
+        answered = []
+        deadline = time.monotonic() + 30
+        while not manager.restarts[0] and time.monotonic() < deadline:
+            if manager.free(1):
+                manager.call(1, Holder.work, 0.1)
+            answered += [r for r in manager.results(timeout=0.5) if r.ok]
+        assert manager.restarts == [1, 0] and handed == [0] and manager.dropped == 0
+        (hung,) = [r for r in manager.errors if r.index == 0]
+        assert isinstance(hung.error, ActorHung) and hung.method == "work" and hung.actor is stuck
+        assert re.search(r"actor 0's work request was under way for \d+ s \(hung_after: 2 s\)", str(hung.error))
+        assert len(answered) >= 5 and {r.index for r in answered} == {1}  # the healthy actor served meanwhile
+        assert manager.in_flight(0) == 0 and manager.actor(0) is not stuck
+        with pytest.raises(ray.exceptions.RayActorError):  # the hung actor was killed
+            ray.get(stuck.work.remote(), timeout=30)
+        assert ray.get(manager.actor(0).work.remote(), timeout=60) == (0, None)  # its replacement answers
+    finally:
+        manager.close()
+
+
 def test_the_local_session_listens_on_the_loopback_address(ray_session):
     assert ray_session["CPU"] == 2
     address = ray.get_runtime_context().gcs_address
@@ -146,6 +175,7 @@ def test_the_local_session_listens_on_the_loopback_address(ray_session):
 
 @pytest.mark.parametrize(("settings", "argument"), [({"count": 0}, "count"), ({"max_in_flight": 0}, "max_in_flight"),
                                                     ({"max_restarts": -1}, "max_restarts"), ({"spares": -1}, "spares"),
+                                                    ({"hung_after": 0}, "hung_after"),
                                                     ({"spares": 1}, "spare"),
                                                     ({"spares": 1, "spare": object}, "adopt")])
 def test_bad_settings_are_config_errors(settings, argument):

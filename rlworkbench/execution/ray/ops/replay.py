@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -23,6 +23,7 @@ from rlworkbench.execution.ray.plan_run import LEARNER, PlanRun
 from rlworkbench.execution.ray.replay_shard import ReplayShard, transition_space
 
 SHARD_COLUMNS = ("shard", "records", "capacity", "fill", "restarts", "lost")
+SLOW_ANSWER_S = 10.0  # a shard's sample takes milliseconds: a request this old means a shard is not answering
 
 
 def shard_node(index: int) -> str:
@@ -47,7 +48,8 @@ class Replay:
         for index in range(count):
             run.meter.node(shard_node(index), "shard")
         self.manager = ActorManager(self._make, count, max_in_flight=settings["replay_in_flight"],
-                                    max_restarts=settings["max_restarts"], on_restart=self._restarted)
+                                    max_restarts=settings["max_restarts"], on_restart=self._restarted,
+                                    hung_after=float(cast("float", settings["hung_after"])))
         run.replay = self
         run.on_close(self.manager.close)
 
@@ -78,6 +80,11 @@ class Replay:
 
     def in_flight(self) -> int:
         return self.manager.in_flight()
+
+    def answering(self) -> bool:
+        """Whether batches are on their way: requests are under way and none has waited :data:`SLOW_ANSWER_S`
+        (a shard starting up, or one that hangs until ``hung_after`` replaces it, is not answering)."""
+        return self.manager.in_flight() > 0 and self.manager.waiting() < SLOW_ANSWER_S
 
     def ready(self, timeout: float = 0.0) -> list[ReplayBatch]:
         """The batches drawn so far (a dead shard's request is noted, not fatal; an empty shard gives none)."""

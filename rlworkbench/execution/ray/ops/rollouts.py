@@ -35,6 +35,7 @@ class Rollouts:
             run.meter.node(sampler_node(index), "sampler")
         self.manager = ActorManager(self._make, workers, max_in_flight=in_flight, max_restarts=max_restarts,
                                     restart_on_error=True, on_restart=self._restarted, spares=spares,
+                                    hung_after=float(cast("float", run.settings["hung_after"])),
                                     spare=self._make_spare, adopt=self._adopt)
         run.samplers = self
         run.on_close(self.manager.close)

@@ -2,8 +2,8 @@
 replay shards; the learner replays with requests in flight, learns, sends priorities back and broadcasts its
 weights every ``broadcast_every`` updates. Updates follow the agent's schedule (:class:`~..ops.ScheduleOwed`);
 samplers wait while the learner owes more than ``max_updates_owed`` updates (a small machine's samplers would
-otherwise outrun learning). A learner group takes one replay batch per rank for each update; each batch's
-priorities go back to the shard that drew it."""
+otherwise outrun learning) and the shards answer (a shard that hangs never holds the samplers). A learner group
+takes one replay batch per rank for each update; each batch's priorities go back to the shard that drew it."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def apex(run: PlanRun, owed_rule: Callable[[PlanRun], Callable[[], int]] = Sched
 
     def step(timeout: float = 0.5) -> None:
         replay.request(owed() * shares - replay.in_flight() - len(drawn))
-        if limit is None or not replay.in_flight() or owed() <= limit:  # pace samplers only while batches come
+        if limit is None or not replay.answering() or owed() <= limit:  # pace samplers only while batches come
             samplers.request_free()
         concurrently(samplers, replay, timeout=timeout)
         for report in samplers.ready():
