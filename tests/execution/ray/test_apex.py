@@ -5,6 +5,8 @@ shards, envs that raise: tests/workbench/test_promote_ray.py, on whole runs.)"""
 from __future__ import annotations
 
 import json
+import re
+import time
 
 import numpy as np
 import pandas as pd
@@ -16,7 +18,7 @@ from rlworkbench.errors import ConfigError
 from rlworkbench.execution.ray import PlanRun
 from rlworkbench.execution.ray.apex_sampler import ApexSampler
 from rlworkbench.execution.ray.plans.apex import APEX, apex_epsilon
-from rlworkbench.execution.ray.replay_shard import ReplayShard
+from rlworkbench.execution.ray.replay_shard import ReplayShard, transition_space
 from rlworkbench.spaces import BoolBox, Dict, FloatBox, IntBox
 
 CONFIG = {"type": "dqn", "policy": {"network": [{"type": "dense", "units": 32, "activation": "relu"}]},
@@ -111,6 +113,36 @@ def test_apex_learns_at_the_configs_replay_ratio_and_broadcasts(ray_session):
         reported, unreported = shards["records"].sum(), apex.samplers.in_flight() * 2 * (25 + 2)
         assert reported <= held <= reported + unreported  # the shards hold what the samplers reported (and sent)
         assert apex.agent.timesteps == apex.timesteps
+    finally:
+        apex.close()
+
+
+def test_a_shard_that_stops_answering_does_not_hold_the_samplers(ray_session):
+    """Samplers wait while the learner owes more than ``max_updates_owed`` updates — but only while the shards
+    answer: a shard whose requests hang (until ``hung_after`` replaces it) must not stop sampling."""
+
+    class StuckShard(ReplayShard):  # (local: the actor's class travels by value)
+        """A shard whose sampling never answers (it stores what it is sent)."""
+
+        def sample(self, num_records: int):
+            time.sleep(600)
+
+    apex = make_apex(workers=1, shards=1, max_updates_owed=5)
+    stuck = ray.remote(num_cpus=0, max_restarts=0)(StuckShard).remote(
+        transition_space(apex.agent), apex.replay.capacity, backend="torch", seed=1)
+    try:
+        apex.train(600)
+        assert apex.agent.updates > 0
+        answering = apex.replay.actor(0)
+        apex.replay.manager.slots[0].actor = stuck  # its requests under way still come back from the old one
+        apex.samplers.each(ApexSampler.set_shards, apex.replay.handles())
+        hung_at, started = apex.timesteps, time.monotonic()
+        while apex.timesteps < hung_at + 1000 and time.monotonic() - started < 60:
+            apex.step()
+        assert apex.timesteps >= hung_at + 1000, (apex.timesteps, hung_at)  # sampling went on
+        assert apex.replay.manager.waiting(0) >= 10.0 and apex.replay.manager.restarts == [0], apex.replay.errors
+        assert re.search(r"shard requests under way \(the oldest for \d+ s\)", apex.under_way())
+        ray.kill(answering)
     finally:
         apex.close()
 
