@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn, overload
 
@@ -59,12 +59,14 @@ class ApiSpec:
     ``params`` are the named inputs in order (positional ones, then keyword-only ones); ``optional`` those whose
     default is ``None`` (an input that may be left out: it needs no space and arrives as ``None``);
     ``var_param`` a ``*args`` parameter. ``graph_fn`` is set when the API method is a graph function itself.
+    ``checked``: inputs whose values are checked in full (bounds, NaN) when they come in from outside.
     """
 
     name: str
     fn: Callable[..., object]
     must_be_complete: bool = True
     graph_fn: GraphFnSpec | None = None
+    checked: tuple[str, ...] = ()
     signature: inspect.Signature = field(init=False)
     params: list[str] = field(init=False)
     keyword_only: list[str] = field(init=False)
@@ -87,6 +89,9 @@ class ApiSpec:
         if any(p.kind is p.VAR_KEYWORD for p in parameters):
             raise TypeError(f"API method '{self.name}': **kwargs are not supported; every API input is a record "
                             "with a name")
+        unknown = sorted(set(self.checked) - set(self.params))
+        if unknown:
+            raise TypeError(f"API method '{self.name}': checked names no parameter: {unknown} (it has {self.params})")
 
 
 class Declared:
@@ -170,16 +175,17 @@ class ApiMethod(Declared):
 
 @overload
 def api(fn: Callable[..., object] | GraphFunction, *, must_be_complete: bool = True,
-        name: str | None = None) -> ApiMethod: ...
+        name: str | None = None, checked: Sequence[str] = ()) -> ApiMethod: ...
 
 
 @overload
-def api(fn: None = None, *, must_be_complete: bool = True,
-        name: str | None = None) -> Callable[[Callable[..., object] | GraphFunction], ApiMethod]: ...
+def api(fn: None = None, *, must_be_complete: bool = True, name: str | None = None,
+        checked: Sequence[str] = ()) -> Callable[[Callable[..., object] | GraphFunction], ApiMethod]: ...
 
 
 def api(fn: Callable[..., object] | GraphFunction | None = None, *, must_be_complete: bool = True,
-        name: str | None = None) -> ApiMethod | Callable[[Callable[..., object] | GraphFunction], ApiMethod]:
+        name: str | None = None, checked: Sequence[str] = (),
+        ) -> ApiMethod | Callable[[Callable[..., object] | GraphFunction], ApiMethod]:
     """Declares an API method: the only way into a component from outside.
 
     An API method routes: it calls sub-components' API methods and its own graph functions, and returns what
@@ -188,15 +194,21 @@ def api(fn: Callable[..., object] | GraphFunction | None = None, *, must_be_comp
     parameters (after ``*``) must be passed by name, so two inputs of the same space cannot be swapped unnoticed.
     ``must_be_complete=False`` lets the component create its variables before this method's inputs have spaces
     (for inputs that come back from its own outputs, such as priorities of sampled indices).
+
+    Inputs from outside are checked for their form (dtype, ranks, shape), not their numbers. ``checked`` names
+    inputs whose numbers are checked too — bounds and NaN, against the spaces the root was built with — where a bad
+    value would corrupt the component's state (an index past the end, a NaN priority in a sum tree): a SpaceError
+    before anything is written. Backend tensors passed in are not checked.
     """
 
     def decorate(target: Callable[..., object] | GraphFunction) -> ApiMethod:
         if isinstance(target, GraphFunction):
-            spec = ApiSpec(name or target.name, target.fn, must_be_complete, graph_fn=target.spec)
+            spec = ApiSpec(name or target.name, target.fn, must_be_complete, graph_fn=target.spec,
+                           checked=tuple(checked))
             method = ApiMethod(target.fn, spec)
             method._graph_function = target
             return method
-        return ApiMethod(target, ApiSpec(name or target.__name__, target, must_be_complete))
+        return ApiMethod(target, ApiSpec(name or target.__name__, target, must_be_complete, checked=tuple(checked)))
 
     return decorate(fn) if fn is not None else decorate
 

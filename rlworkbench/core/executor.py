@@ -156,13 +156,18 @@ class Executor(abc.ABC):
     # ----- helpers for backends ------------------------------------------------------------------------------
     def input_converters(self, component: Component, api_name: str,
                          to_backend: Callable[[np.ndarray, Space], object]) -> list[Callable[[object], object]]:
-        """One checking converter per parameter of the API method's first call (constants are left as they are)."""
+        """One checking converter per parameter of the API method's first call (constants are left as they are);
+        the inputs the method names ``checked`` get their numbers checked too (see :func:`~.decorators.api`)."""
         call = self.graph.calls_of(component, api_name)[0]
-        converters = []
+        converters: list[Callable[[object], object]] = []
         for param, value in call.inputs.items():
             if isinstance(value, Record):
                 context = {"component": component.path, "api_method": api_name, "argument": param}
-                converters.append(input_converter(value.space, to_backend, self.backend_tensor_type, context))
+                space = value.space
+                converter = input_converter(space, to_backend, self.backend_tensor_type, context)
+                if param in call.spec.checked and space is not None:
+                    converter = _values_checked(space, converter, self.backend_tensor_type, context)
+                converters.append(converter)
             else:
                 converters.append(_identity)
         return converters
@@ -250,6 +255,23 @@ def input_converter(space: Space, to_backend: Callable[[np.ndarray, Space], obje
         return to_backend(value, space)
 
     return convert
+
+
+def _values_checked(space: Space, convert: Callable[[object], object], tensor_type: type | tuple[type, ...],
+                    context: dict[str, str]) -> Callable[[object], object]:
+    """``convert`` after a full check of the value (its numbers too: bounds, NaN); backend tensors pass as they
+    are."""
+
+    def checked(value: object) -> object:
+        if not isinstance(value, tensor_type):
+            try:
+                space.check(value)
+            except SpaceError as error:
+                error.add_context(**context)
+                raise
+        return convert(value)
+
+    return checked
 
 
 def _raise_mismatch(space: BoxSpace, value: np.ndarray, context: dict[str, str], key_path: str) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from rlworkbench.components.helpers.segment_tree import SegmentTree
 from rlworkbench.components.memories.replay_memory import ReplayMemory
 from rlworkbench.components.registry import register
@@ -12,6 +14,15 @@ from rlworkbench.core.ops import Size, Tensor
 from rlworkbench.errors import ConfigError
 from rlworkbench.nest import Nested
 from rlworkbench.spaces import FloatBox, IntBox, Space
+
+
+def checked_spaces(capacity: int) -> dict[str, Space]:
+    """The spaces to build a root memory's ``indices`` and ``priorities`` with, so that the values its API methods
+    check (``checked``) are refused outside them: slots in ``[0, capacity)``; finite priorities > 0 (a NaN,
+    infinite, zero or negative one would spoil the sum tree, or weights, for every later sample)."""
+    largest = float(np.finfo(np.float32).max)
+    return {"indices": IntBox(capacity, add_batch_rank=True),
+            "priorities": FloatBox(float(np.finfo(np.float32).tiny), largest, add_batch_rank=True)}
 
 
 def _sampled_spaces(memory: PrioritizedReplay, *inputs: Space) -> tuple[Space, Space, Space]:
@@ -42,7 +53,10 @@ class PrioritizedReplay(ReplayMemory):
     weight).
 
     Inputs: ``records`` a box or Dict/Tuple of boxes with a batch rank; ``num_records`` an int scalar;
-    ``indices`` (IntBox) and ``priorities`` (FloatBox, > 0, e.g. ``|TD error| + ε``) with a batch rank.
+    ``indices`` (IntBox) and ``priorities`` (FloatBox, > 0, e.g. ``|TD error| + ε``) with a batch rank. Called from
+    outside (a root memory, e.g. a replay shard), ``indices`` and ``priorities`` are checked against the spaces it
+    was built with, numbers and all, before anything is written: built with :func:`checked_spaces`, an index past
+    the end or a NaN priority is a SpaceError and the memory stays as it was.
     """
 
     def __init__(self, capacity: int, alpha: float = 0.6, beta: float = 0.4, **kwargs: Any):
@@ -65,7 +79,7 @@ class PrioritizedReplay(ReplayMemory):
         """Appends a batch of records with the largest priority so far, overwriting the oldest when full."""
         self.sum_tree.update_distinct(*self._insert_with_max_priority(records))  # one write's slots
 
-    @api
+    @api(checked=("priorities",))
     def insert_records_with_priorities(self, records: Nested[Tensor], priorities: Tensor) -> None:
         """Appends a batch of records with their own priorities (computed where they were collected, as Ape-X's
         actors do), overwriting the oldest when full; the largest priority so far follows them."""
@@ -77,7 +91,7 @@ class PrioritizedReplay(ReplayMemory):
         indices, powered, min_powered = self.sum_tree.sample(self._uniforms(num_records), self.get_size())
         return self._weighted_records(indices, powered, min_powered)
 
-    @api(must_be_complete=False)
+    @api(must_be_complete=False, checked=("indices", "priorities"))
     def update_records(self, indices: Tensor, priorities: Tensor) -> None:
         """Sets the priorities of the records at ``indices`` (as returned by ``get_records``)."""
         self.sum_tree.update(indices, self._track_max_priority(priorities))

@@ -37,21 +37,21 @@ class ReplayShard:
     def __init__(self, record_space: Dict, capacity: int, alpha: float = 0.6, beta: float = 0.4,
                  backend: str = "torch", seed: int | None = None):
         from rlworkbench.components.memories import PrioritizedReplay
+        from rlworkbench.components.memories.prioritized_replay import checked_spaces
         from rlworkbench.core.backend import get_backend
         from rlworkbench.core.builder import build
 
         get_backend(backend).limit_threads(1)
         self.memory = PrioritizedReplay(capacity, alpha=alpha, beta=beta, name="replay_shard")
-        spaces: Mapping[str, Space] = {
-            "records": record_space, "num_records": IntBox(), "indices": IntBox(capacity, add_batch_rank=True),
-            "priorities": FloatBox(add_batch_rank=True)}
+        spaces: Mapping[str, Space] = {"records": record_space, "num_records": IntBox(), **checked_spaces(capacity)}
         self.executor = build(self.memory, spaces, backend=backend, seed=seed,
                               api_methods=["insert_records_with_priorities", "get_records", "update_records",
                                            "get_size"])
         self.added = 0
 
     def add(self, transitions: Transitions) -> int:
-        """Appends prioritised transitions (priorities > 0); returns how many records were added so far."""
+        """Appends prioritised transitions (priorities finite and > 0, else a SpaceError and nothing is added);
+        returns how many records were added so far."""
         self.executor.api.insert_records_with_priorities(transitions.records, transitions.priorities)
         self.added += len(transitions)
         return self.added
@@ -64,7 +64,8 @@ class ReplayShard:
         return self.executor.api.get_records(np.int64(num_records))
 
     def update_priorities(self, indices: np.ndarray, priorities: np.ndarray) -> None:
-        """New priorities of the records at ``indices`` (as :meth:`sample` returned them)."""
+        """New priorities of the records at ``indices`` (as :meth:`sample` returned them); an index outside the
+        shard or a priority that is not a finite number > 0 is a SpaceError and changes nothing."""
         self.executor.api.update_records(np.asarray(indices), np.asarray(priorities, np.float32))
 
     def size(self) -> int:

@@ -8,6 +8,7 @@ import pytest
 from rlworkbench import Component, api, graph_fn
 from rlworkbench.components import from_spec
 from rlworkbench.components.memories import PrioritizedReplay
+from rlworkbench.components.memories.prioritized_replay import checked_spaces
 from rlworkbench.errors import ConfigError, SpaceError
 from rlworkbench.spaces import BoolBox, Dict, FloatBox, IntBox, Tuple
 from rlworkbench.testing import ComponentTest
@@ -15,8 +16,7 @@ from rlworkbench.testing import ComponentTest
 CAPACITY, LEAVES = 6, 8  # the trees round the capacity up to a power of two
 ALPHA, BETA = 0.7, 0.5
 RECORDS = Dict(id=FloatBox(), obs=Tuple(FloatBox(shape=(3,)), BoolBox((2,))), act=IntBox(4), add_batch_rank=True)
-SPACES = {"records": RECORDS, "num_records": IntBox(), "indices": IntBox(CAPACITY, add_batch_rank=True),
-          "priorities": FloatBox(0.1, 5.0, add_batch_rank=True)}
+SPACES = {"records": RECORDS, "num_records": IntBox(), **checked_spaces(CAPACITY)}
 
 
 def batch(ids) -> dict:
@@ -143,6 +143,39 @@ def test_a_batch_that_does_not_fit_changes_neither_records_nor_trees(memory):
     assert info.value.argument == "priorities"
     for name, value in memory.variable_values().items():
         np.testing.assert_array_equal(value, before[name], err_msg=name)
+
+
+@pytest.mark.parametrize(("method", "indices", "priorities", "argument"), [
+    ("update_records", [0, CAPACITY], [1.0, 1.0], "indices"),  # past the end (a padding leaf of the tree)
+    ("update_records", [-1], [1.0], "indices"),  # NumPy would take the last leaf
+    ("update_records", [0, 1], [1.0, np.nan], "priorities"),
+    ("update_records", [0], [-1.0], "priorities"),
+    ("insert_records_with_priorities", None, [1.0, np.nan], "priorities"),
+])
+def test_indices_and_priorities_from_outside_are_checked_before_anything_is_written(memory, method, indices,
+                                                                                    priorities, argument):
+    memory.test(("insert_records", batch([1, 2])))
+    before = memory.variable_values()
+    first = batch([3, 4]) if indices is None else np.asarray(indices)
+    with pytest.raises(SpaceError, match="out of bounds") as info:
+        memory.test((method, [first, np.asarray(priorities, np.float32)]))
+    assert (info.value.api_method, info.value.argument) == (method, argument)
+    for name, value in memory.variable_values().items():
+        np.testing.assert_array_equal(value, before[name], err_msg=name)
+
+
+def test_checked_spaces_refuse_what_would_spoil_the_trees_and_take_any_finite_positive_priority():
+    spaces = checked_spaces(CAPACITY)
+    assert spaces["indices"] == IntBox(CAPACITY, add_batch_rank=True)
+    for bad in (np.inf, 0.0, -1e-3, np.nan):
+        with pytest.raises(SpaceError):
+            spaces["priorities"].check(np.asarray([1.0, bad], np.float32))
+    spaces["priorities"].check(np.asarray([1e-30, 1.0, np.finfo(np.float32).max], np.float32))
+
+
+def test_checked_must_name_parameters():
+    with pytest.raises(TypeError, match=r"checked names no parameter: \['prioritys'\]"):
+        api(checked=("prioritys",))(lambda self, indices, priorities: None)
 
 
 @pytest.mark.parametrize("argument, value", [("alpha", -0.1), ("beta", "high")])

@@ -70,6 +70,29 @@ def test_a_sampler_sends_n_step_transitions_with_its_own_priorities(ray_session,
         ray.kill(shard)
 
 
+def test_a_shard_refuses_indices_and_priorities_that_would_spoil_it_and_keeps_what_it_held():
+    """In-process shard: what the learner or a sampler sends is checked before anything is written (a diverged
+    learner's NaN priority, an index from another shard's sample)."""
+    from rlworkbench.errors import SpaceError
+    from rlworkbench.execution.ray.flow_types import Transitions
+
+    space = Dict(states=FloatBox(shape=(4,)), actions=IntBox(2), rewards=FloatBox(), terminals=BoolBox(),
+                 next_states=FloatBox(shape=(4,)), add_batch_rank=True)
+    shard = ReplayShard(space, 100, seed=0)
+    shard.add(Transitions(space.sample(10, seed=0), np.ones(10, np.float32)))
+    before = shard.state()[0]
+    for indices, priorities in (([3, 100], [1.0, 1.0]), ([-1], [1.0]), ([1, 2], [0.5, np.nan]), ([4], [np.inf]),
+                                ([5], [0.0])):
+        with pytest.raises(SpaceError):
+            shard.update_priorities(np.asarray(indices), np.asarray(priorities, np.float32))
+    with pytest.raises(SpaceError) as refused:
+        shard.add(Transitions(space.sample(2, seed=1), np.asarray([1.0, -2.0], np.float32)))
+    assert (refused.value.api_method, refused.value.argument) == ("insert_records_with_priorities", "priorities")
+    after, added = shard.state()
+    assert added == 10 and shard.size() == 10
+    assert all(np.array_equal(after[name], value) for name, value in before.items())
+
+
 def test_a_sampler_preprocesses_each_observation_once(ray_session):
     """Acting and recording share the preprocessed form: one preprocessor call per step (the next states), plus
     one per step after a reset (where the acting states are new), not three."""
