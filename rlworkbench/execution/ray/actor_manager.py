@@ -8,7 +8,8 @@ one, cut to what the executors need. Each actor gets requests with :meth:`ActorM
 by ``on_restart(index, actor)`` (weights, a fresh env) before it gets new requests; its requests in flight are
 dropped and counted. With ``hung_after`` a request under way longer than that many seconds fails with
 :class:`ActorHung` and its actor is replaced the same way: a stuck env, a deadlocked actor or a call Ray never
-answers costs one actor's restart, not the run. After ``max_restarts`` restarts of one actor the next failure
+answers costs one actor's restart, not the run. The clock starts once the actor is up (a probe answered): its
+start-up — a process, imports, a cluster node's runtime environment — is not counted. After ``max_restarts`` restarts of one actor the next failure
 raises :class:`ActorFailed` with the error that caused it.
 
 A new Ray actor costs a process start, its imports and its set-up — seconds of CPU, and many more seconds of wall
@@ -61,6 +62,8 @@ class _Slot:
     actor: Any
     restarts: int = 0
     in_flight: dict[Any, tuple[str, Any, float]] = field(default_factory=dict)  # ref -> (method, actor, sent at)
+    probe: Any = None  # with hung_after: the actor's readiness probe until it answered
+    up_since: float = 0.0  # when the probe answered (requests' clocks start there at the earliest)
 
 
 class ActorManager:
@@ -90,7 +93,7 @@ class ActorManager:
         self.errors: list[CallResult] = []  #: every failed request, in the order seen
         try:
             for index in range(count):
-                self.slots.append(_Slot(factory(index)))
+                self.slots.append(self._watched(_Slot(factory(index))))
             if spare is not None:
                 for _ in range(spares):
                     self.spares.append(spare())
@@ -187,17 +190,30 @@ class ActorManager:
         return finished
 
     # ----- faults -----------------------------------------------------------------------------------------------
+    def _watched(self, slot: _Slot) -> _Slot:
+        """Sends the slot's actor a readiness probe (with ``hung_after``): its requests' clocks start once it is up."""
+        if self.hung_after is not None:
+            slot.probe = slot.actor.__ray_ready__.remote()
+        return slot
+
     def _hung(self, failed: dict[int, BaseException]) -> dict[int, tuple[CallResult, ActorHung]]:
-        """An :class:`ActorHung` result (and its error) per actor, not failed already, whose oldest request is
-        overdue."""
+        """An :class:`ActorHung` result (and its error) per actor, up and not failed already, whose oldest request
+        has been under way for more than ``hung_after`` seconds since it was sent or the actor came up."""
+        import ray
+
         if self.hung_after is None:
             return {}
         now, hung = time.monotonic(), {}
         for index, slot in enumerate(self.slots):
-            overdue = [ref for ref, (_, _, at) in slot.in_flight.items() if now - at > self.hung_after]
+            if slot.probe is not None:
+                if not ray.wait([slot.probe], timeout=0)[0]:
+                    continue  # still starting up
+                slot.probe, slot.up_since = None, now
+            overdue = [ref for ref, (_, _, at) in slot.in_flight.items()
+                       if now - max(at, slot.up_since) > self.hung_after]
             if overdue and index not in failed:
                 method, actor, at = slot.in_flight.pop(min(overdue, key=lambda ref: slot.in_flight[ref][2]))
-                seconds = now - at
+                seconds = now - max(at, slot.up_since)
                 error = ActorHung(f"actor {index}'s {method} request was under way for {seconds:.0f} s "
                                   f"(hung_after: {self.hung_after:g} s)")
                 hung[index] = (CallResult(index, method, error=error, actor=actor), error)
@@ -218,12 +234,13 @@ class ActorManager:
         with contextlib.suppress(Exception):  # it may be dead already
             ray.kill(slot.actor, no_restart=True)
         if self.spares and self.spare is not None and self.adopt is not None:
-            slot.actor = self.spares.pop(0)
+            slot.actor = self.spares.pop(0)  # (its probe queues behind adopt's call: up once adopted)
             self.adopt(index, slot.actor)
             self.adopted += 1
             self.spares.append(self.spare())
         else:
             slot.actor = self.factory(index)
+        self._watched(slot)
         slot.restarts += 1
         if self.on_restart is not None:
             self.on_restart(index, slot.actor)

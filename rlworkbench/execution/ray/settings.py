@@ -35,8 +35,8 @@ machinery, so a bad value is a ConfigError naming ``execution/ray/<key>``:
   place at once — a new Ray actor takes seconds of CPU to start, far longer on a busy machine — each replaced by a
   new spare in the background (default 0: a failed sampler's replacement starts when it fails); a sampler or shard
   whose request has been under way for ``hung_after`` seconds is taken as hung and replaced like one that died
-  (a stuck env, a deadlocked actor, a call Ray never answers; default 300 — a request's time includes the actor's
-  start-up, which a busy machine stretches);
+  (a stuck env, a deadlocked actor, a call Ray never answers; default 300, counted from when the actor is up: its
+  start-up is not counted);
 - ``num_cpus`` of a local Ray session started for the run (``None``: every CPU here), ``address`` of a cluster to
   join instead (``"auto"``, ``"ray://host:10001"``; ``None`` starts or reuses a local one on 127.0.0.1).
 """

@@ -16,7 +16,8 @@ from rlworkbench.execution.ray import ActorFailed, ActorHung, ActorManager
 class Holder:
     """Keeps a value set from outside; ``work`` takes a while and says who did it with which value."""
 
-    def __init__(self, index: int):
+    def __init__(self, index: int, start_s: float = 0.0):
+        time.sleep(start_s)  # a slow start-up (imports, envs, a build)
         self.index, self.value = index, None
 
     def set_value(self, value):
@@ -163,6 +164,16 @@ def test_a_request_past_hung_after_replaces_its_actor_and_the_others_go_on(ray_s
         with pytest.raises(ray.exceptions.RayActorError):  # the hung actor was killed
             ray.get(stuck.work.remote(), timeout=30)
         assert ray.get(manager.actor(0).work.remote(), timeout=60) == (0, None)  # its replacement answers
+    finally:
+        manager.close()
+
+
+def test_an_actors_start_up_does_not_count_against_hung_after(ray_session):
+    manager = ActorManager(lambda index: Holder.remote(index, 4.0), 1, hung_after=2.0)
+    try:
+        manager.call(0, Holder.work, 0.5)  # queued behind a 4-s start-up: answered ~4.5 s after it was sent
+        (result,) = collect(manager, 1)
+        assert result.ok and result.value == (0, None) and manager.restarts == [0], result.error
     finally:
         manager.close()
 
