@@ -9,8 +9,8 @@ by ``on_restart(index, actor)`` (weights, a fresh env) before it gets new reques
 dropped and counted. With ``hung_after`` a request under way longer than that many seconds fails with
 :class:`ActorHung` and its actor is replaced the same way: a stuck env, a deadlocked actor or a call Ray never
 answers costs one actor's restart, not the run. The clock starts once the actor is up (a probe answered): its
-start-up — a process, imports, a cluster node's runtime environment — is not counted. After ``max_restarts`` restarts of one actor the next failure
-raises :class:`ActorFailed` with the error that caused it.
+start-up — a process, imports, a cluster node's runtime environment — is not counted. After ``max_restarts``
+restarts of one actor the next failure raises :class:`ActorFailed` with the error that caused it.
 
 A new Ray actor costs a process start, its imports and its set-up — seconds of CPU, and many more seconds of wall
 time on a machine the other actors keep busy. With ``spares`` the manager keeps that many actors made by
