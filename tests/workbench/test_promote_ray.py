@@ -13,6 +13,7 @@ import ray
 
 from rlworkbench.errors import ConfigError
 from rlworkbench.execution.dataflow import EDGE_COLUMNS, read_dataflow
+from rlworkbench.execution.ray import ActorHung
 from rlworkbench.testing.faulty_env import EnvCrashed, FaultyEnv
 from rlworkbench.workbench import promote
 from tests.visualize.tb_helpers import read_events
@@ -80,18 +81,23 @@ def test_stop_ends_the_run_with_a_checkpoint_and_frees_the_actors(ray_session, t
 
 
 def test_a_run_survives_killed_actors_and_counts_what_was_lost(ray_session, tmp_path):
-    run = dqn_run(tmp_path, timesteps=8000)  # room after the kills for updates that count them
+    # room after the kills for updates that count them; a request that hangs after a kill is replaced in a minute
+    run = dqn_run(tmp_path, timesteps=8000, hung_after=60)
     wait_until(lambda: run.shards is not None and run.shards["records"].min() > 300)
     apex = run.execution.algorithm
     ray.kill(apex.samplers.actor(1), no_restart=True)
     ray.kill(apex.replay.actor(0), no_restart=True)
     run.wait(300)
     assert run.state == "finished"
-    assert run.workers["restarts"].tolist() == [0, 1] and run.shards["restarts"].tolist() == [1, 0]
-    lost = run.shards["lost"][0]
-    assert lost > 300 and run.updates["replay_lost"].iloc[-1] == lost
-    assert run.updates["sampler_restarts"].iloc[-1] == 1 and run.updates["shard_restarts"].iloc[-1] == 1
-    assert run.workers["last_error"][1].startswith("ActorDiedError")
+    hangs = [r.index for r in apex.samplers.manager.errors + apex.replay.manager.errors
+             if isinstance(r.error, ActorHung)]  # none, unless Ray left a request unanswered: then replaced
+    expected_restarts = 2 + len(hangs)
+    assert run.workers["restarts"][1] >= 1 and run.shards["restarts"][0] >= 1
+    assert run.workers["restarts"].sum() + run.shards["restarts"].sum() == expected_restarts, hangs
+    lost = run.shards["lost"].sum()
+    assert run.shards["lost"][0] > 300 and run.updates["replay_lost"].iloc[-1] == lost
+    assert (run.updates["sampler_restarts"].iloc[-1] + run.updates["shard_restarts"].iloc[-1]) == expected_restarts
+    assert run.workers["last_error"][1].startswith("ActorDiedError" if not hangs else ("ActorDiedError", "ActorHung"))
     gaps = run.updates["wall_time"].diff().dropna()
     assert gaps.max() < 5.0, gaps.max()  # the learner never stalled for more than a few seconds
 
