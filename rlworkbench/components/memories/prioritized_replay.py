@@ -16,13 +16,15 @@ from rlworkbench.nest import Nested
 from rlworkbench.spaces import FloatBox, IntBox, Space
 
 
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
 def checked_spaces(capacity: int) -> dict[str, Space]:
     """The spaces to build a root memory's ``indices`` and ``priorities`` with, so that the values its API methods
     check (``checked``) are refused outside them: slots in ``[0, capacity)``; finite priorities > 0 (a NaN,
     infinite, zero or negative one would spoil the sum tree, or weights, for every later sample)."""
-    largest = float(np.finfo(np.float32).max)
     return {"indices": IntBox(capacity, add_batch_rank=True),
-            "priorities": FloatBox(float(np.finfo(np.float32).tiny), largest, add_batch_rank=True)}
+            "priorities": FloatBox(float(np.finfo(np.float32).tiny), _FLOAT32_MAX, add_batch_rank=True)}
 
 
 def _sampled_spaces(memory: PrioritizedReplay, *inputs: Space) -> tuple[Space, Space, Space]:
@@ -119,6 +121,10 @@ class PrioritizedReplay(ReplayMemory):
     def _track_max_priority(self, priorities: Tensor) -> Tensor:
         ops = self.ops
         priorities = ops.cast(priorities, "float32")
+        # a NaN or infinite priority (a diverged learner's TD error; the guard refuses that update) would spoil the
+        # tree for every later sample: it gets the largest priority so far, as a new record does
+        largest_so_far = ops.zeros_like(priorities) + self.max_priority
+        priorities = ops.where(ops.abs(priorities) <= _FLOAT32_MAX, priorities, largest_so_far)
         largest = ops.reduce_max(ops.concat([ops.reshape(self.max_priority, (1,)), priorities], 0))
         ops.assign(self.max_priority, largest)
         return priorities ** self.alpha

@@ -222,6 +222,26 @@ def test_priorities_computed_from_sampled_records_go_back_in_the_same_call(backe
     assert test.variable_values("memory/max_priority") == pytest.approx(max(1.0, priorities.max()))
 
 
+class _DivergedLearner(_Learner):
+    """Its priorities are NaN and infinite, as a diverged network's TD errors are (the numerical guard refuses such
+    an update, but the priorities go back inside the same API method, unchecked)."""
+
+    @graph_fn
+    def _priorities(self, records):
+        zero = self.ops.abs(records["obs"][0][:, 0]) * 0.0
+        return self.ops.concat([zero[:2] / zero[:2], 1.0 / zero[2:]], 0)
+
+
+def test_non_finite_priorities_from_inside_take_the_largest_so_far_and_the_trees_stay_whole(backend):
+    test = ComponentTest(_DivergedLearner(), {"records": RECORDS, "num_records": IntBox()}, backend=backend)
+    test.test(("observe", batch(range(5))))
+    test.test(("learn", 4))
+    np.testing.assert_array_equal(leaves(test)[:5], np.ones(5))  # the largest priority so far (1), powered
+    assert test.variable_values("memory/max_priority") == 1.0
+    indices, weights = test.test(("learn", 200))
+    assert np.isfinite(weights).all() and len(set(indices.tolist())) == 5  # sampling still sees every record
+
+
 def test_records_inserted_with_their_own_priorities_are_sampled_by_them(memory):
     priorities = np.asarray([0.5, 2.0, 1.0, 4.0], np.float32)
     memory.test(("insert_records_with_priorities", [batch([0, 1, 2, 3]), priorities]))
