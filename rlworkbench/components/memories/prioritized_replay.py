@@ -15,7 +15,6 @@ from rlworkbench.errors import ConfigError
 from rlworkbench.nest import Nested
 from rlworkbench.spaces import FloatBox, IntBox, Space
 
-
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
