@@ -58,14 +58,14 @@ def save_resume_point(agent: Checkpointing, directory: Path, progress: HasProgre
 def resume_points(run_dir: str | Path) -> list[tuple[int, Path]]:
     """``(timesteps, path)`` of every complete checkpoint with progress under ``<run_dir>/checkpoints``, furthest
     first (a broken or half-written one is skipped)."""
-    return [(timesteps, path) for timesteps, path in _candidates(run_dir) if _complete(path)]
+    return [(timesteps, path) for timesteps, path in _candidates(run_dir) if is_complete(path)]
 
 
 def newest_resume_point(run_dir: str | Path) -> Path:
     """The complete checkpoint of ``run_dir`` that got furthest (checked from the furthest down, so a long run's
     many checkpoints are not all read); a CheckpointError naming the folder if none is."""
     for _, path in _candidates(run_dir):
-        if _complete(path):
+        if is_complete(path):
             return path
     raise CheckpointError("the run has no complete checkpoint to go on from (it saves one every checkpoint_every, "
                           "and when it stops or finishes)", argument="resume",
@@ -88,8 +88,9 @@ def _candidates(run_dir: str | Path) -> list[tuple[int, Path]]:
     return sorted(found, key=lambda item: (item[0], item[1].name == "final"), reverse=True)
 
 
-def _complete(path: Path) -> bool:
-    """Whether the agent's manifest and weights verify (checksums) and the progress reads."""
+def is_complete(path: Path) -> bool:
+    """Whether ``path`` is a whole resume point: the agent's manifest and weights verify (checksums) and the
+    progress reads."""
     try:
         read_checkpoint(path)
         read_progress(path)

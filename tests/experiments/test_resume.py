@@ -74,3 +74,34 @@ def test_an_orphaned_experiment_is_attached_and_resumed_from_its_checkpoints(ray
         assert episodes["timesteps_total"].max() > BUDGET - 500
         config = json.loads((run_dir / "run.json").read_text())
         assert config["labels"]["trial"] == trial
+
+
+def test_a_trial_checkpoint_half_deleted_gives_way_to_the_newest_whole_one_before_it(tmp_path):
+    """What a resume restores when Tune was deleting the checkpoint its lagging state names as the driver died:
+    the newest whole checkpoint before it (never a newer one: Tune's counts stand at the named one)."""
+    import pytest
+
+    from rlworkbench.errors import CheckpointError
+    from rlworkbench.execution.resume_points import save_resume_point
+    from rlworkbench.workbench.experiments.trial import TRIAL_FILE, whole_checkpoint
+    from tests.execution.test_resume_points import TinyAgent, progress_at
+
+    def checkpoint(number: int):
+        folder = tmp_path / f"checkpoint_{number:06d}"
+        for seed in (0, 1):
+            save_resume_point(TinyAgent(), folder / f"seed_{seed}", progress_at(100 * number))
+        (folder / TRIAL_FILE).write_text(json.dumps({"trial": "t0", "params": {}, "timesteps": 100 * number}))
+        return folder
+
+    first, second, named, newer = (checkpoint(number) for number in (1, 2, 3, 4))
+    assert whole_checkpoint(named, seeds=[0, 1]) == named
+    (named / TRIAL_FILE).unlink()  # Tune's rmtree got that far
+    assert whole_checkpoint(named, seeds=[0, 1]) == second
+    (second / "seed_1" / "agent.json").unlink()  # a seed's checkpoint half gone
+    assert whole_checkpoint(named, seeds=[0, 1]) == first
+    assert whole_checkpoint(second, seeds=[0]) == second  # (seed 1 is not this plan's)
+    for weights in (first / "seed_0").glob("*.npz"):
+        weights.write_bytes(weights.read_bytes()[:20])  # a corrupted one verifies no more
+    with pytest.raises(CheckpointError) as error:
+        whole_checkpoint(named, seeds=[0, 1])
+    assert error.value.argument == "checkpoint" and str(named) in str(error.value) and newer.is_dir()

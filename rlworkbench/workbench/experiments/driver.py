@@ -165,7 +165,8 @@ report and the older ones are deleted: with 2 kept, a state two checkpoints behi
 the suite: ``Could not recover from checkpoint as it does not exist on storage anymore``). With 5 kept and a report
 every 0.2 s, a driver killed while Tune was deleting the checkpoint its 2-s-old state named left that folder half
 gone (seen in the suite: ``trial.json`` missing). Twelve tolerate a state eleven reports behind (as many as PBT
-keeps)."""
+keeps), and a checkpoint found half gone gives way to the newest whole one before it
+(:func:`~.trial.whole_checkpoint`)."""
 RUN_KEYS = ("env", "backend", "num_envs", "vector_mode", "threads", "checkpoint_every", "summaries_every",
             "progress", "logdir", "run_name")
 

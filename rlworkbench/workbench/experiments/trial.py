@@ -23,12 +23,15 @@ import hashlib
 import json
 import os
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from ray import tune
 
+from rlworkbench.errors import CheckpointError
+from rlworkbench.execution.resume_points import is_complete
 from rlworkbench.workbench.experiments.plan import ExperimentPlan
 from rlworkbench.workbench.experiments.search_space import params_of, with_params
 from rlworkbench.workbench.run import Run
@@ -37,6 +40,26 @@ from rlworkbench.workbench.targets import get_target
 from rlworkbench.workbench.targets.pacing import Pacer
 
 TRIAL_FILE = "trial.json"  #: in a trial checkpoint: whose it is, its params, the env steps it holds
+
+
+def whole_checkpoint(named: Path, seeds: Sequence[int]) -> Path:
+    """``named`` (a trial checkpoint Tune restores) if it is whole — its ``trial.json`` reads and every seed's resume
+    point verifies — else the newest whole one of the older ``checkpoint_*`` beside it. A resumed experiment restores
+    the checkpoint Tune's saved state names, and that state lags the reports: Tune may have been deleting that
+    checkpoint (an old one, past those it keeps) when the driver died. A CheckpointError naming ``named`` if no
+    checkpoint is whole."""
+    older = sorted((path for path in named.parent.glob("checkpoint_*") if path.is_dir() and path.name < named.name),
+                   reverse=True)
+    for folder in [named, *older]:
+        try:
+            json.loads((folder / TRIAL_FILE).read_text())
+        except (OSError, ValueError):
+            continue
+        if all(is_complete(folder / f"seed_{seed}") for seed in seeds):
+            return folder
+    raise CheckpointError("the trial checkpoint to restore is not whole, nor is any before it", argument="checkpoint",
+                          expected=f"{TRIAL_FILE} and a complete seed_<s> folder for seeds {list(seeds)}",
+                          got=str(named))
 
 
 def run_id(plan: ExperimentPlan, trial_id: str, seed: int) -> str:
@@ -121,8 +144,9 @@ class TrialTrainable(tune.Trainable):
 
     def load_checkpoint(self, checkpoint_dir: str) -> None:
         """Keeps the checkpoint in the trial's own run directories (Tune may delete its copy) and makes the runs
-        go on from it at the next step: this trial's own (a resume) or another's (PBT's exploit)."""
-        folder = Path(checkpoint_dir)
+        go on from it at the next step: this trial's own (a resume) or another's (PBT's exploit). A checkpoint
+        that is no longer whole gives way to the newest whole one before it (see :func:`whole_checkpoint`)."""
+        folder = whole_checkpoint(Path(checkpoint_dir), self.plan.seeds)
         about = json.loads((folder / TRIAL_FILE).read_text())
         if self.runs:  # restored while running: the runs start again from the checkpoint
             self._stop_runs()
