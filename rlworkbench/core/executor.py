@@ -264,22 +264,23 @@ def _values_checked(space: Space, convert: Callable[[object], object], tensor_ty
 
     def checked(value: object) -> object:
         if not isinstance(value, tensor_type):
-            try:
-                space.check(value)
-            except SpaceError as error:
-                error.add_context(**context)
-                raise
+            _check_in_context(space, value, context)
         return convert(value)
 
     return checked
 
 
-def _raise_mismatch(space: BoxSpace, value: np.ndarray, context: dict[str, str], key_path: str) -> None:
+def _check_in_context(space: Space, value: object, context: dict[str, str], key_path: str = "") -> None:
+    """``space.check(value)``; its SpaceError names the component, API method and argument of ``context``."""
     try:
         space.check(value, key_path)
     except SpaceError as error:
         error.add_context(**context)
         raise
+
+
+def _raise_mismatch(space: BoxSpace, value: np.ndarray, context: dict[str, str], key_path: str) -> None:
+    _check_in_context(space, value, context, key_path)
     expected = space.get_shape(with_batch_rank=True, with_time_rank=True)
     raise SpaceError("value lacks the batch/time ranks the API method was built with", key_path=key_path or None,
                      expected=f"shape {tuple('?' if d is None else d for d in expected)}",
@@ -305,11 +306,7 @@ def _container_converter(space: ContainerSpace, to_backend: Callable[[np.ndarray
                 raise KeyError(sorted(set(mapping) ^ set(children)))
             return {key: convert_child(mapping[key]) for key, convert_child in children.items()}
         except (KeyError, TypeError):
-            try:
-                space.check(value, key_path)
-            except SpaceError as error:
-                error.add_context(**context)
-                raise
+            _check_in_context(space, value, context, key_path)
             raise
 
     return convert

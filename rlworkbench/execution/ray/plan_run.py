@@ -284,8 +284,7 @@ class PlanRun:
         """The requests under way to samplers and shards and how long the oldest of each has waited."""
         parts = []
         for name, operator in (("sampler", self.samplers), ("shard", self.replay)):
-            count = 0 if operator is None else operator.manager.in_flight()
-            if operator is not None and count:
+            if operator is not None and (count := operator.manager.in_flight()):
                 parts.append(f"{count} {name} requests under way (the oldest for {operator.manager.waiting():.0f} s)")
         return ", ".join(parts) or "no sampler or shard request under way"
 
