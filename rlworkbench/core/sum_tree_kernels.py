@@ -10,6 +10,12 @@ children ``2i`` and ``2i + 1``, leaf ``j`` is node ``leaves + j``; node 0 is unu
 
 from __future__ import annotations
 
+import functools
+import importlib.util
+import os
+from collections.abc import Callable
+from typing import NamedTuple
+
 import numpy as np
 
 from rlworkbench.core.ops import Ops, Tensor, Variable
@@ -18,6 +24,7 @@ MAX_STRIDE = 7  #: most tree levels the ops search descends at once (128 descend
 NUMPY_TOP_LEVELS = 10  #: levels the NumPy search passes in one searchsorted over a whole level (1,024 nodes)
 NUMPY_MAX_STRIDE = 5  #: the NumPy search's strides below them (32 descendants: fewer elements per call)
 BELOW = 1.0 - 1e-12  #: a drawn prefix sum stays below the sum it was drawn from, whatever the rounding
+COMPILED_ENV_VAR = "RLWORKBENCH_COMPILED"  #: "0": the NumPy kernels even where numba is installed (A/B, debugging)
 
 
 def length_of(vector: Tensor | np.ndarray) -> int:
@@ -131,6 +138,10 @@ def numpy_sum_set(tree: np.ndarray, block_minima: np.ndarray, nodes: np.ndarray,
     backend ops)."""
     nodes = nodes.astype(np.int64, copy=False)
     values = values.astype(np.float64, copy=False)
+    leaves = leaves_of(tree)
+    if len(nodes) and (nodes.min() < leaves or nodes.max() >= 2 * leaves):  # before anything is written
+        raise IndexError(f"a sum tree's leaf nodes are {leaves} to {2 * leaves - 1}; got {nodes.min()} to "
+                         f"{nodes.max()}")
     if not distinct and len(nodes) > 1:
         reversed_first = np.unique(nodes[::-1], return_index=True)[1]
         keep = len(nodes) - 1 - reversed_first  # each node's last occurrence
@@ -202,3 +213,46 @@ def numpy_sample(tree: np.ndarray, block_minima: np.ndarray, uniforms: np.ndarra
     leaves = numpy_prefix_search(tree, uniforms.astype(np.float64) * tree[1])
     values = tree[leaves + leaves_of(tree)].astype(np.float32)
     return leaves, values, np.float32(numpy_block_minimum(tree, block_minima, count))
+
+
+class CpuKernels(NamedTuple):
+    """The sum-tree kernels on NumPy arrays (torch's CPU tensors seen through ``Tensor.numpy()``), with the
+    signatures of the ``numpy_*`` functions here; ``compiled`` says whose they are."""
+
+    sum_set: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool], None]
+    prefix_search: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    block_minimum: Callable[[np.ndarray, np.ndarray, int], float]
+    sample: Callable[[np.ndarray, np.ndarray, np.ndarray, int], tuple[np.ndarray, np.ndarray, np.float32]]
+    compiled: bool
+
+
+NUMPY_KERNELS = CpuKernels(numpy_sum_set, numpy_prefix_search, numpy_block_minimum, numpy_sample, compiled=False)
+
+
+@functools.cache
+def cpu_kernels() -> CpuKernels:
+    """The compiled kernels (:mod:`~rlworkbench.core.sum_tree_compiled`) where numba is installed and
+    ``RLWORKBENCH_COMPILED`` is not ``0``; else the NumPy ones. Decided once per process, on first use (numba
+    takes ~0.4 s to import)."""
+    if os.environ.get(COMPILED_ENV_VAR, "1") == "0" or importlib.util.find_spec("numba") is None:
+        return NUMPY_KERNELS
+    from rlworkbench.core import sum_tree_compiled as compiled
+
+    def sum_set(tree: np.ndarray, block_minima: np.ndarray, nodes: np.ndarray, values: np.ndarray,
+                distinct: bool) -> None:  # in order: on repeats the last value wins either way
+        compiled.sum_set(tree, block_minima, np.ascontiguousarray(nodes, np.int64).reshape(-1),
+                         np.ascontiguousarray(values, np.float64).reshape(-1))
+
+    def prefix_search(tree: np.ndarray, prefix_sums: np.ndarray) -> np.ndarray:
+        return compiled.prefix_search(tree, np.ascontiguousarray(prefix_sums, np.float64).reshape(-1), BELOW)
+
+    def block_minimum(tree: np.ndarray, block_minima: np.ndarray, count: int) -> float:
+        return float(compiled.block_minimum(tree, block_minima, int(count)))
+
+    def sample(tree: np.ndarray, block_minima: np.ndarray, uniforms: np.ndarray, count: int,
+               ) -> tuple[np.ndarray, np.ndarray, np.float32]:
+        leaves, values, minimum = compiled.sample(tree, block_minima, np.ascontiguousarray(uniforms, np.float64)
+                                                  .reshape(-1), int(count), BELOW)
+        return leaves, values, np.float32(minimum)
+
+    return CpuKernels(sum_set, prefix_search, block_minimum, sample, compiled=True)

@@ -1,5 +1,6 @@
-"""The sum-tree ops on every path they take: torch's NumPy kernel (CPU tensors), the ops composition torch runs off
-the CPU (called here on CPU tensors, as it would run on CUDA) and TensorFlow's, all against a brute-force tree."""
+"""The sum-tree ops on every path they take: torch's CPU kernels (compiled with numba where it is installed, as
+here), the NumPy kernels (torch's CPU path without numba), the ops composition torch runs off the CPU (called here
+on CPU tensors, as it would run on CUDA) and TensorFlow's, all against a brute-force tree."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from rlworkbench.backends.tf import ops as tf_ops  # noqa: E402
 from rlworkbench.backends.torch import ops as torch_ops  # noqa: E402
 from rlworkbench.core import sum_tree_kernels as kernels  # noqa: E402
 
+NUMPY = kernels.NUMPY_KERNELS
+
 
 class Paths:
     """One sum tree (plus block minima) per path, changed alike."""
@@ -20,34 +23,40 @@ class Paths:
     def __init__(self, leaves: int, block: int):
         self.leaves, self.block = leaves, block
         zeros = np.zeros(2 * leaves), np.zeros(leaves // block)
-        self.numpy = [torch.from_numpy(a.copy()) for a in zeros]  # ops.tree_sum_set on CPU: the NumPy kernel
+        self.cpu = [torch.from_numpy(a.copy()) for a in zeros]  # ops.tree_sum_set on CPU: the compiled kernels
+        self.numpy = [a.copy() for a in zeros]  # the NumPy kernels
         self.composed = [torch.from_numpy(a.copy()) for a in zeros]  # the composition torch runs off the CPU
         self.tf = [tf.Variable(a.copy()) for a in zeros]
 
     def set(self, indices: np.ndarray, values: np.ndarray, distinct: bool) -> None:
         nodes = indices + self.leaves
-        torch_ops.tree_sum_set(*self.numpy, torch.from_numpy(nodes), torch.from_numpy(values), distinct)
+        torch_ops.tree_sum_set(*self.cpu, torch.from_numpy(nodes), torch.from_numpy(values), distinct)
+        NUMPY.sum_set(*self.numpy, nodes, values, distinct)
         kernels.sum_set(torch_ops, *self.composed, torch.from_numpy(nodes), torch.from_numpy(values), distinct)
         tf_ops.tree_sum_set(*self.tf, tf.constant(nodes), tf.constant(values), distinct)
 
     def search(self, prefix_sums: np.ndarray) -> list[np.ndarray]:
-        return [torch_ops.tree_prefix_search(self.numpy[0], torch.from_numpy(prefix_sums)).numpy(),
+        return [torch_ops.tree_prefix_search(self.cpu[0], torch.from_numpy(prefix_sums)).numpy(),
+                NUMPY.prefix_search(self.numpy[0], prefix_sums),
                 kernels.prefix_search(torch_ops, self.composed[0], torch.from_numpy(prefix_sums)).numpy(),
                 tf_ops.tree_prefix_search(self.tf[0], tf.constant(prefix_sums)).numpy()]
 
     def minimum(self, count: int) -> list[float]:
-        return [float(torch_ops.tree_block_minimum(*self.numpy, count)),
+        return [float(torch_ops.tree_block_minimum(*self.cpu, count)),
+                NUMPY.block_minimum(*self.numpy, count),
                 float(kernels.block_minimum(torch_ops, *self.composed, torch.tensor(count))),
                 float(tf_ops.tree_block_minimum(*self.tf, tf.constant(count)))]
 
     def sample(self, uniforms: np.ndarray, count: int) -> list[tuple[np.ndarray, np.ndarray, float]]:
-        found = [torch_ops.tree_sample(*self.numpy, torch.from_numpy(uniforms), count),
+        found = [torch_ops.tree_sample(*self.cpu, torch.from_numpy(uniforms), count),
+                 NUMPY.sample(*self.numpy, uniforms, count),
                  kernels.sample(torch_ops, *self.composed, torch.from_numpy(uniforms), torch.tensor(count)),
                  tf_ops.tree_sample(*self.tf, tf.constant(uniforms), tf.constant(count))]
         return [(np.asarray(leaves), np.asarray(values), float(minimum)) for leaves, values, minimum in found]
 
     def states(self) -> list[tuple[np.ndarray, np.ndarray]]:
-        return [(tree.numpy(), minima.numpy()) for tree, minima in (self.numpy, self.composed, self.tf)]
+        return [(np.asarray(tree), np.asarray(minima)) for tree, minima in (self.cpu, self.numpy, self.composed,
+                                                                            self.tf)]
 
 
 def brute_force_tree(leaves: np.ndarray) -> np.ndarray:
@@ -77,7 +86,7 @@ def test_every_path_sets_leaves_like_a_brute_force_tree_and_finds_the_same_leave
             np.testing.assert_allclose(minima, truth.reshape(-1, block).min(1), rtol=1e-12)  # leaf += change
         for count in {-3, 0, 1, block - 1, block, block + 1, int(rng.integers(0, leaves)), leaves, leaves + 5}:
             expected = truth[:max(count, 0)].min(initial=np.inf)
-            assert paths.minimum(count) == pytest.approx([expected] * 3, rel=1e-12), count
+            assert paths.minimum(count) == pytest.approx([expected] * 4, rel=1e-12), count
         if not truth.any():
             continue  # an empty tree: the test below
         ends = np.cumsum(truth)
@@ -100,3 +109,33 @@ def test_an_empty_tree_gives_leaf_zero_on_every_path():
     paths = Paths(64, 8)
     for found in paths.search(np.array([0.0, 0.5, 3.0])):
         np.testing.assert_array_equal(found, [0, 0, 0])
+
+
+def test_torch_takes_the_compiled_kernels_where_numba_is_installed_and_numpy_when_told(monkeypatch):
+    pytest.importorskip("numba")
+    kernels.cpu_kernels.cache_clear()
+    assert kernels.cpu_kernels().compiled
+    monkeypatch.setenv(kernels.COMPILED_ENV_VAR, "0")
+    kernels.cpu_kernels.cache_clear()
+    try:
+        assert kernels.cpu_kernels() is NUMPY
+    finally:
+        kernels.cpu_kernels.cache_clear()
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "numpy"])
+@pytest.mark.parametrize("index", [-1, 8, 1 << 40])
+def test_a_leaf_out_of_range_is_an_index_error_and_changes_nothing(compiled, index, monkeypatch):
+    if compiled:
+        pytest.importorskip("numba")
+    kernels.cpu_kernels.cache_clear()
+    monkeypatch.setenv(kernels.COMPILED_ENV_VAR, "1" if compiled else "0")
+    try:
+        tree, minima = torch.zeros(16, dtype=torch.float64), torch.zeros(2, dtype=torch.float64)
+        torch_ops.tree_sum_set(tree, minima, torch.tensor([8, 9]), torch.tensor([1.0, 2.0]), True)
+        before = tree.clone(), minima.clone()
+        with pytest.raises(IndexError):  # a valid leaf first: nothing of the call may be written
+            torch_ops.tree_sum_set(tree, minima, torch.tensor([10, index + 8]), torch.tensor([5.0, 5.0]), False)
+        torch.testing.assert_close((tree, minima), before)
+    finally:
+        kernels.cpu_kernels.cache_clear()

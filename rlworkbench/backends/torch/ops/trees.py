@@ -1,5 +1,6 @@
-"""Sum-tree ops (prioritized replay's tree): NumPy on the CPU tensor's own memory, where a descent or an update
-is a handful of NumPy calls instead of ~15-25 torch ops of a few µs each; the ops composition elsewhere (CUDA)."""
+"""Sum-tree ops (prioritized replay's tree): on the CPU tensor's own memory, the kernels compiled with numba (the
+``fast`` extra) or, without it, a handful of NumPy calls instead of ~15-25 torch ops of a few µs each
+(:func:`~rlworkbench.core.sum_tree_kernels.cpu_kernels`); the ops composition elsewhere (CUDA)."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def _written(*tensors: Tensor) -> None:
 
 def tree_sum_set(tree: Tensor, block_minima: Tensor, nodes: Tensor, values: Tensor, distinct: bool = False) -> None:
     if _on_cpu(tree, block_minima, nodes, values):
-        kernels.numpy_sum_set(tree.numpy(), block_minima.numpy(), nodes.numpy(), values.numpy(), distinct)
+        kernels.cpu_kernels().sum_set(tree.numpy(), block_minima.numpy(), nodes.numpy(), values.numpy(), distinct)
         _written(tree, block_minima)
     else:
         tree_, minima_, nodes_, values_ = _contract(tree, block_minima, nodes, values)
@@ -47,7 +48,7 @@ def tree_sum_set(tree: Tensor, block_minima: Tensor, nodes: Tensor, values: Tens
 
 def tree_prefix_search(tree: Tensor, prefix_sums: Tensor) -> Tensor:
     if _on_cpu(tree, prefix_sums):
-        return torch.from_numpy(kernels.numpy_prefix_search(tree.numpy(), prefix_sums.numpy()))
+        return torch.from_numpy(kernels.cpu_kernels().prefix_search(tree.numpy(), prefix_sums.numpy()))
     tree_, prefix_sums_ = _contract(tree, prefix_sums)
     return cast(Tensor, kernels.prefix_search(_ops(), tree_, prefix_sums_))
 
@@ -55,7 +56,7 @@ def tree_prefix_search(tree: Tensor, prefix_sums: Tensor) -> Tensor:
 def tree_sample(tree: Tensor, block_minima: Tensor, uniforms: Tensor, count: Tensor | int,
                 ) -> tuple[Tensor, Tensor, Tensor]:
     if _on_cpu(tree, block_minima, uniforms):
-        leaves, values, minimum = kernels.numpy_sample(tree.numpy(), block_minima.numpy(), uniforms.numpy(),
+        leaves, values, minimum = kernels.cpu_kernels().sample(tree.numpy(), block_minima.numpy(), uniforms.numpy(),
                                                        int(count))
         return torch.from_numpy(leaves), torch.from_numpy(values), torch.from_numpy(np.asarray(minimum))
     tree_, minima_, uniforms_, count_ = _contract(tree, block_minima, uniforms, torch.as_tensor(count))
@@ -64,7 +65,7 @@ def tree_sample(tree: Tensor, block_minima: Tensor, uniforms: Tensor, count: Ten
 
 def tree_block_minimum(tree: Tensor, block_minima: Tensor, count: Tensor | int) -> Tensor:
     if _on_cpu(tree, block_minima):
-        minimum = kernels.numpy_block_minimum(tree.numpy(), block_minima.numpy(), int(count))
+        minimum = kernels.cpu_kernels().block_minimum(tree.numpy(), block_minima.numpy(), int(count))
         return torch.from_numpy(np.asarray(minimum, tree.numpy().dtype))
     tree_, minima_, count_ = _contract(tree, block_minima, torch.as_tensor(count))
     return cast(Tensor, kernels.block_minimum(_ops(), tree_, minima_, count_))
