@@ -122,8 +122,7 @@ class PrioritizedReplay(ReplayMemory):
         priorities = ops.cast(priorities, "float32")
         # a NaN or infinite priority (a diverged learner's TD error; the guard refuses that update) would spoil the
         # tree for every later sample: it gets the largest priority so far, as a new record does
-        largest_so_far = ops.zeros_like(priorities) + self.max_priority
-        priorities = ops.where(ops.abs(priorities) <= _FLOAT32_MAX, priorities, largest_so_far)
-        largest = ops.reduce_max(ops.concat([ops.reshape(self.max_priority, (1,)), priorities], 0))
+        priorities = ops.where(ops.abs(priorities) <= _FLOAT32_MAX, priorities, self.max_priority)
+        largest = ops.reduce_max(ops.concat([ops.reshape(self.max_priority, (1,)), priorities], 0))  # none: as is
         ops.assign(self.max_priority, largest)
         return priorities ** self.alpha
