@@ -170,6 +170,7 @@ def environment(tensorflow: bool = False) -> dict[str, Any]:
         "torch": torch.__version__,
         "numpy": np.__version__,
         "torch_threads": torch.get_num_threads(),
+        "sum_tree_kernels": _sum_tree_kernels(),
     }
     if tensorflow:
         import tensorflow as tf  # the caller has imported it already (with its log level set)
@@ -181,6 +182,17 @@ def environment(tensorflow: bool = False) -> dict[str, Any]:
         "machine": f"{platform.system()} {platform.machine()}",
         "timestamp": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
     }
+
+
+def _sum_tree_kernels() -> str:
+    """Whose sum-tree kernels torch's CPU tensors get here: ``numba <version>`` or ``numpy``."""
+    from rlworkbench.core.sum_tree_kernels import cpu_kernels
+
+    if not cpu_kernels().compiled:
+        return "numpy"
+    import numba
+
+    return f"numba {numba.__version__}"
 
 
 def results_frame(rows: list[dict[str, Any]], tensorflow: bool = False) -> pd.DataFrame:
