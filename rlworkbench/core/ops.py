@@ -287,7 +287,8 @@ class Ops(Protocol):
         children ``2i`` and ``2i + 1``, leaf ``j`` at node ``leaves + j``, node 0 unused), sets the leaf ``nodes`` to
         ``values``, adds each leaf's change to all its ancestors, and recomputes the entries of ``block_minima``
         (the minimum of each of its ``len(block_minima)`` equal blocks of leaves) whose blocks hold ``nodes``. With
-        repeated nodes the last value wins (``distinct=True`` promises none, skipping that search)."""
+        repeated nodes the last value wins (``distinct=True`` promises none, skipping that search). ``values``: one
+        per node, or a scalar for all of them."""
 
     def tree_prefix_search(self, tree: Variable, prefix_sums: Tensor) -> Tensor:
         """Per ``u`` of ``prefix_sums``, the int64 leaf number ``j`` of the sum tree ``tree`` (see
@@ -305,6 +306,11 @@ class Ops(Protocol):
         """The smallest of the first ``count`` leaves of ``tree`` (a sum or min tree laid out as for
         :meth:`tree_sum_set`; ``count`` clipped to ``[0, leaves]``), a scalar of the tree's dtype, +inf for none:
         from ``block_minima`` for the whole blocks below ``count`` and the leaves of the rest one by one."""
+
+    def track_max(self, largest: Variable, values: Tensor) -> Tensor:
+        """``values`` with every NaN or infinite entry replaced by ``largest`` (a scalar variable of their dtype); then
+        ``largest`` becomes the largest of itself and those values (none: unchanged). Prioritized replay's largest
+        priority so far, fused: NumPy on torch's CPU tensors, where it was 8 small ops."""
 
     # ----- random: sampling from a component's own generator ----------------------------------------------------
     def random_uniform(self, generator: Generator, shape: Sequence[Size], low: float = 0.0,

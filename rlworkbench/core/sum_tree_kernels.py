@@ -132,12 +132,19 @@ def sample(ops: Ops, tree: Variable, block_minima: Variable, uniforms: Tensor, c
     return leaves, ops.cast(values, "float32"), ops.cast(minimum, "float32")
 
 
+def track_max(ops: Ops, largest: Variable, values: Tensor) -> Tensor:
+    """``values`` with every non-finite entry replaced by ``largest``; then ``largest`` follows their maximum."""
+    values = ops.where(ops.abs(values) < float("inf"), values, largest)  # False for NaN and ±inf
+    ops.assign(largest, ops.reduce_max(ops.concat([ops.reshape(largest, (1,)), values], 0)))  # none: as it was
+    return values
+
+
 def numpy_sum_set(tree: np.ndarray, block_minima: np.ndarray, nodes: np.ndarray, values: np.ndarray,
                   distinct: bool) -> None:
     """:func:`sum_set` on NumPy views of the tree and its block minima (a handful of NumPy calls instead of ~25
     backend ops)."""
     nodes = nodes.astype(np.int64, copy=False)
-    values = values.astype(np.float64, copy=False)
+    values = np.broadcast_to(values.astype(np.float64, copy=False), nodes.shape)  # a scalar: for every node
     leaves = leaves_of(tree)
     if len(nodes) and (nodes.min() < leaves or nodes.max() >= 2 * leaves):  # before anything is written
         raise IndexError(f"a sum tree's leaf nodes are {leaves} to {2 * leaves - 1}; got {nodes.min()} to "
@@ -213,6 +220,16 @@ def numpy_sample(tree: np.ndarray, block_minima: np.ndarray, uniforms: np.ndarra
     leaves = numpy_prefix_search(tree, uniforms.astype(np.float64) * tree[1])
     values = tree[leaves + leaves_of(tree)].astype(np.float32)
     return leaves, values, np.float32(numpy_block_minimum(tree, block_minima, count))
+
+
+def numpy_track_max(largest: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """:func:`track_max` on NumPy arrays (``largest`` 0-d, changed in place)."""
+    finite = np.isfinite(values)
+    if not finite.all():
+        values = np.where(finite, values, largest)
+    if values.size:
+        largest[()] = max(largest[()], values.max())
+    return values
 
 
 class CpuKernels(NamedTuple):

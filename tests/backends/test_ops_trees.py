@@ -139,3 +139,33 @@ def test_a_leaf_out_of_range_is_an_index_error_and_changes_nothing(compiled, ind
         torch.testing.assert_close((tree, minima), before)
     finally:
         kernels.cpu_kernels.cache_clear()
+
+
+@pytest.mark.parametrize("given, tracked, largest", [
+    ([0.5, np.nan, 3.0, np.inf, -np.inf], [0.5, 2.0, 3.0, 2.0, 2.0], 3.0),  # non-finite: the largest before
+    ([0.5, 1.0], [0.5, 1.0], 2.0),  # all smaller: the largest stays
+    ([np.nan], [2.0], 2.0),
+    ([], [], 2.0),  # none: unchanged
+])
+def test_track_max_gives_non_finite_values_the_largest_so_far_and_follows_the_rest_on_every_path(given, tracked,
+                                                                                                 largest):
+    values = np.array(given, np.float32)
+    paths = {"cpu": (torch.tensor(2.0), lambda v: torch_ops.track_max(v, torch.from_numpy(values.copy()))),
+             "composed": (torch.tensor(2.0), lambda v: kernels.track_max(torch_ops, v, torch.from_numpy(values))),
+             "tf": (tf.Variable(2.0), lambda v: tf_ops.track_max(v, tf.constant(values)))}
+    for name, (variable, track) in paths.items():
+        found = np.asarray(track(variable))
+        assert found.dtype == np.float32, name
+        np.testing.assert_array_equal(found, np.array(tracked, np.float32), err_msg=name)
+        assert float(np.asarray(variable)) == largest, name
+
+
+def test_one_value_for_every_node_on_every_path():
+    leaves, block = 4096, 64
+    paths, truth = Paths(leaves, block), np.zeros(leaves)
+    for indices, value in [(np.arange(10, 20), 2.0), (np.array([5, 4000, 11]), 0.25), (np.array([64]), 3.0)]:
+        paths.set(indices, np.array(value), distinct=True)
+        truth[indices] = value
+        for tree, minima in paths.states():
+            np.testing.assert_allclose(tree[1:], brute_force_tree(truth)[1:], rtol=1e-12, atol=1e-9)
+            np.testing.assert_allclose(minima, truth.reshape(-1, block).min(1), rtol=1e-12)

@@ -57,10 +57,11 @@ class SegmentTree(Component):
     sample in one fused op (``tree_sample``): the leaves at ``uniforms`` times the total, their values and
     ``minimum(count)``. The leaves are only read at indices (gathers), never whole: on TensorFlow a whole read of a
     variable that was scattered into copies it. Values come back as float32. ``update`` takes repeated indices (the
-    last value wins); ``update_distinct`` skips that search.
+    last value wins); ``update_distinct`` skips that search; ``fill(indices, value)`` sets distinct leaves to one
+    scalar. On torch's CPU tensors the sum tree's ops run compiled where numba is installed (the ``fast`` extra).
 
-    Inputs: ``indices`` an IntBox with a batch rank (leaf numbers ``0 … capacity-1``); ``values``, ``prefix_sums``
-    and ``uniforms`` FloatBoxes with a batch rank; ``count`` an int scalar. All API methods may build before their
+    Inputs: ``indices`` an IntBox with a batch rank (leaf numbers ``0 … capacity-1``); ``value`` a FloatBox
+    scalar; ``values``, ``prefix_sums`` and ``uniforms`` FloatBoxes with a batch rank; ``count`` an int scalar. All API methods may build before their
     inputs have spaces (the tree's variables never depend on them).
     """
 
@@ -97,6 +98,13 @@ class SegmentTree(Component):
         search for repeats (two sorts), which is most of a small update's cost."""
         self._set_leaves(self.ops.cast(indices, "int64") + self.capacity, values, distinct=True)
 
+    @api(must_be_complete=False)
+    @graph_fn(returns=0, output_spaces=_nothing)
+    def fill(self, indices: Tensor, value: Tensor) -> None:
+        """Sets the leaves at distinct ``indices`` (e.g. one memory write's slots) to one scalar ``value``: what
+        :meth:`update_distinct` does with that value repeated, without making the batch of it."""
+        self._set_leaves(self.ops.cast(indices, "int64") + self.capacity, value, distinct=True)
+
     def _set_leaves(self, nodes: Tensor, values: Tensor, distinct: bool) -> None:
         """Sets leaf ``nodes`` (the last value wins on repeats) and updates their ancestors and block minima."""
         ops = self.ops
@@ -105,7 +113,7 @@ class SegmentTree(Component):
         else:
             if not distinct:  # a repeated node counts once, at its last occurrence: the others write to node 0
                 nodes = ops.where(last_occurrences(ops, nodes), nodes, ops.zeros_like(nodes))
-            values = ops.cast(values, self.dtype)
+            values = ops.zeros_like(ops.cast(nodes, self.dtype)) + ops.cast(values, self.dtype)  # one for all, too
             ancestors = ops.expand_dims(nodes, 1) // ops.constant(self.powers, "int64")  # (n, depth): all at once
             ops.scatter_update(self.tree, nodes, values)
             for level in range(self.depth):  # parents after children

@@ -31,8 +31,12 @@ def _sampled_spaces(memory: PrioritizedReplay, *inputs: Space) -> tuple[Space, S
             FloatBox(0.0, 1.0, add_batch_rank=True))
 
 
-def _slots_and_priorities(memory: PrioritizedReplay, records: Space) -> tuple[Space, Space]:
-    return IntBox(0, memory.capacity, add_batch_rank=True), FloatBox(add_batch_rank=True)
+def _slots(memory: PrioritizedReplay, records: Space) -> Space:
+    return IntBox(0, memory.capacity, add_batch_rank=True)
+
+
+def _slots_and_largest(memory: PrioritizedReplay, records: Space) -> tuple[Space, Space]:
+    return _slots(memory, records), FloatBox()
 
 
 def _float_batch(memory: PrioritizedReplay, *inputs: Space) -> Space:
@@ -78,7 +82,7 @@ class PrioritizedReplay(ReplayMemory):
     @api
     def insert_records(self, records: Nested[Tensor]) -> None:
         """Appends a batch of records with the largest priority so far, overwriting the oldest when full."""
-        self.sum_tree.update_distinct(*self._insert_with_max_priority(records))  # one write's slots
+        self.sum_tree.fill(*self._insert_with_max_priority(records))  # one write's slots
 
     @api(checked=("priorities",))
     def insert_records_with_priorities(self, records: Nested[Tensor], priorities: Tensor) -> None:
@@ -97,12 +101,11 @@ class PrioritizedReplay(ReplayMemory):
         """Sets the priorities of the records at ``indices`` (as returned by ``get_records``)."""
         self.sum_tree.update(indices, self._track_max_priority(priorities))
 
-    @graph_fn(returns=2, output_spaces=_slots_and_priorities)  # declared: slots in [0, capacity)
+    @graph_fn(returns=2, output_spaces=_slots_and_largest)  # declared: slots in [0, capacity)
     def _insert_with_max_priority(self, records: Nested[Tensor]) -> tuple[Tensor, Tensor]:
-        slots = self.write(records)
-        return slots, self.ops.zeros_like(self.ops.cast(slots, "float32")) + self.max_priority ** self.alpha
+        return self.write(records), self.max_priority ** self.alpha  # one value for all the slots
 
-    @graph_fn(output_spaces=lambda memory, records: _slots_and_priorities(memory, records)[0])  # in [0, capacity)
+    @graph_fn(output_spaces=_slots)  # declared: slots in [0, capacity)
     def _write_slots(self, records: Nested[Tensor]) -> Tensor:
         return self.write(records)
 
@@ -118,11 +121,6 @@ class PrioritizedReplay(ReplayMemory):
 
     @graph_fn
     def _track_max_priority(self, priorities: Tensor) -> Tensor:
-        ops = self.ops
-        priorities = ops.cast(priorities, "float32")
         # a NaN or infinite priority (a diverged learner's TD error; the guard refuses that update) would spoil the
         # tree for every later sample: it gets the largest priority so far, as a new record does
-        priorities = ops.where(ops.abs(priorities) <= _FLOAT32_MAX, priorities, self.max_priority)
-        largest = ops.reduce_max(ops.concat([ops.reshape(self.max_priority, (1,)), priorities], 0))  # none: as is
-        ops.assign(self.max_priority, largest)
-        return priorities ** self.alpha
+        return self.ops.track_max(self.max_priority, self.ops.cast(priorities, "float32")) ** self.alpha

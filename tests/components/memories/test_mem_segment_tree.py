@@ -13,7 +13,7 @@ from rlworkbench.testing import ComponentTest
 
 CAPACITY = 16
 SPACES = {"indices": IntBox(CAPACITY, add_batch_rank=True), "values": FloatBox(0.0, 10.0, add_batch_rank=True),
-          "prefix_sums": FloatBox(0.0, 50.0, add_batch_rank=True)}
+          "value": FloatBox(0.0, 10.0), "prefix_sums": FloatBox(0.0, 50.0, add_batch_rank=True)}
 NEUTRAL = {"sum": 0.0, "min": np.inf}
 COMBINE = {"sum": np.sum, "min": np.min}
 
@@ -22,8 +22,8 @@ COMBINE = {"sum": np.sum, "min": np.min}
 def trees(backend, fresh):
     """``trees(reduction)``: an empty tree of that reduction, built once per backend."""
     def get(reduction: str) -> ComponentTest:
-        api_methods = ["update", "update_distinct", "get", "reduce"] + (["find_prefix_sum"] if reduction == "sum"
-                                                                        else [])
+        api_methods = ["update", "update_distinct", "fill", "get", "reduce"] + (["find_prefix_sum"]
+                                                                                if reduction == "sum" else [])
         spaces = {k: v for k, v in SPACES.items() if reduction == "sum" or k != "prefix_sums"}
         return fresh(backend, reduction, lambda: SegmentTree(CAPACITY, reduction), spaces, api_methods=api_methods)
 
@@ -74,6 +74,17 @@ def test_distinct_updates_match_brute_force(trees, reduction):
         leaves[indices] = values
         np.testing.assert_allclose(test.variable_values("tree"), brute_force_tree(leaves, reduction), rtol=1e-6,
                                    err_msg=f"step {step}")
+
+
+@pytest.mark.parametrize("reduction", ["sum", "min"])
+def test_fill_sets_distinct_leaves_to_one_value_like_update_distinct_with_it_repeated(trees, reduction):
+    test = trees(reduction)
+    leaves = np.full(CAPACITY, NEUTRAL[reduction], np.float32)
+    for indices, value in [([3, 4, 5, 6], 2.5), ([0], 7.0), ([15, 1, 8], 0.5), ([4, 5], 9.0)]:
+        test.test(("fill", [np.array(indices), np.float32(value)]))
+        leaves[indices] = value
+        np.testing.assert_allclose(test.variable_values("tree"), brute_force_tree(leaves, reduction), rtol=1e-6)
+    np.testing.assert_allclose(test.test("reduce"), COMBINE[reduction](leaves), rtol=1e-6)
 
 
 @pytest.mark.parametrize("reduction", ["sum", "min"])

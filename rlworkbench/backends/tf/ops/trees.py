@@ -36,4 +36,8 @@ def tree_block_minimum(tree: Tensor, block_minima: Tensor, count: Tensor | int) 
     return kernels.block_minimum(_ops(), tree, block_minima, tf.convert_to_tensor(count))
 
 
-__all__ = ["tree_sum_set", "tree_prefix_search", "tree_block_minimum", "tree_sample"]
+def track_max(largest: Tensor, values: Tensor) -> Tensor:
+    return kernels.track_max(_ops(), largest, values)
+
+
+__all__ = ["tree_sum_set", "tree_prefix_search", "tree_block_minimum", "tree_sample", "track_max"]

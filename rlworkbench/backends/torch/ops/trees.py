@@ -71,4 +71,13 @@ def tree_block_minimum(tree: Tensor, block_minima: Tensor, count: Tensor | int) 
     return cast(Tensor, kernels.block_minimum(_ops(), tree_, minima_, count_))
 
 
-__all__ = ["tree_sum_set", "tree_prefix_search", "tree_block_minimum", "tree_sample"]
+def track_max(largest: Tensor, values: Tensor) -> Tensor:
+    if _on_cpu(largest, values):
+        tracked = kernels.numpy_track_max(largest.numpy(), values.numpy())
+        _written(largest)
+        return torch.from_numpy(tracked)
+    largest_, values_ = _contract(largest, values)
+    return cast(Tensor, kernels.track_max(_ops(), largest_, values_))
+
+
+__all__ = ["tree_sum_set", "tree_prefix_search", "tree_block_minimum", "tree_sample", "track_max"]
