@@ -11,8 +11,10 @@ children ``2i`` and ``2i + 1``, leaf ``j`` is node ``leaves + j``; node 0 is unu
 from __future__ import annotations
 
 import functools
+import importlib
 import importlib.util
 import os
+import warnings
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -253,7 +255,12 @@ def cpu_kernels() -> CpuKernels:
     takes ~0.4 s to import)."""
     if os.environ.get(COMPILED_ENV_VAR, "1") == "0" or importlib.util.find_spec("numba") is None:
         return NUMPY_KERNELS
-    from rlworkbench.core import sum_tree_compiled as compiled
+    try:
+        compiled = importlib.import_module("rlworkbench.core.sum_tree_compiled")
+    except ImportError as error:  # e.g. a numba too old for the installed NumPy: slower, not broken
+        warnings.warn(f"the sum tree runs its NumPy kernels: numba does not import ({error})", RuntimeWarning,
+                      stacklevel=2)
+        return NUMPY_KERNELS
 
     def sum_set(tree: np.ndarray, block_minima: np.ndarray, nodes: np.ndarray, values: np.ndarray,
                 distinct: bool) -> None:  # in order: on repeats the last value wins either way

@@ -169,3 +169,16 @@ def test_one_value_for_every_node_on_every_path():
         for tree, minima in paths.states():
             np.testing.assert_allclose(tree[1:], brute_force_tree(truth)[1:], rtol=1e-12, atol=1e-9)
             np.testing.assert_allclose(minima, truth.reshape(-1, block).min(1), rtol=1e-12)
+
+
+def test_a_numba_that_does_not_import_leaves_the_numpy_kernels_with_a_warning(monkeypatch):
+    import sys
+
+    pytest.importorskip("numba")
+    monkeypatch.setitem(sys.modules, "rlworkbench.core.sum_tree_compiled", None)  # its import raises ImportError
+    kernels.cpu_kernels.cache_clear()
+    try:
+        with pytest.warns(RuntimeWarning, match="NumPy kernels"):
+            assert kernels.cpu_kernels() is NUMPY
+    finally:
+        kernels.cpu_kernels.cache_clear()

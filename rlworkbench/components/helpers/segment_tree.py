@@ -61,8 +61,8 @@ class SegmentTree(Component):
     scalar. On torch's CPU tensors the sum tree's ops run compiled where numba is installed (the ``fast`` extra).
 
     Inputs: ``indices`` an IntBox with a batch rank (leaf numbers ``0 … capacity-1``); ``value`` a FloatBox
-    scalar; ``values``, ``prefix_sums`` and ``uniforms`` FloatBoxes with a batch rank; ``count`` an int scalar. All API methods may build before their
-    inputs have spaces (the tree's variables never depend on them).
+    scalar; ``values``, ``prefix_sums`` and ``uniforms`` FloatBoxes with a batch rank; ``count`` an int scalar.
+    All API methods may build before their inputs have spaces (the tree's variables never depend on them).
     """
 
     def __init__(self, capacity: int, reduction: str = "sum", **kwargs: Any):
