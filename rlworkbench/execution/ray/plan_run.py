@@ -79,7 +79,8 @@ def check_cpus(settings: Mapping[str, Any], resources: Mapping[str, float]) -> N
                       f"{settings['sampler_cpus']:g} = {samplers:g}")
 
 #: columns of the updates table that count since the run began: a resumed run goes on from the earlier part's
-RUN_COUNTS = ("sampler_restarts", "shard_restarts", "replay_lost", "learner_restarts", "learner_updates_lost")
+RUN_COUNTS = ("sampler_restarts", "shard_restarts", "replay_lost", "priorities_dropped", "learner_restarts",
+              "learner_updates_lost")
 WORKER_COLUMNS = ("worker", "env_steps", "env_steps_per_s", "episodes", "recent_return", "restarts", "weights_behind",
                   "last_error")
 

@@ -170,6 +170,32 @@ def test_a_shard_that_stops_answering_does_not_hold_the_samplers(ray_session):
         apex.close()
 
 
+def test_priorities_a_shard_would_refuse_are_not_sent_and_are_counted(ray_session):
+    """An update the guard refused has NaN TD errors: those priorities stay home (the records keep their old ones),
+    the rest of the batch's go to the shard, and the updates table counts what was dropped."""
+    apex = make_apex(workers=1, shards=1)
+    learn, spoiled = apex.agent.update_with_priorities, []
+
+    def diverging(batch):
+        metrics, priorities = learn(batch)
+        if not spoiled:  # one update's priorities: a NaN, an infinity and a zero among finite ones
+            priorities = priorities.copy()
+            priorities[:3] = [np.nan, np.inf, 0.0]
+            spoiled.append(batch)
+        return metrics, priorities
+
+    apex.agent.update_with_priorities = diverging
+    try:
+        apex.train(1500)
+        assert spoiled and apex.agent.updates > 5
+        assert apex.updates["priorities_dropped"].iloc[-1] == 3.0
+        variables, _ = ray.get(apex.replay.actor(0).state.remote())
+        tree = next(value for name, value in variables.items() if name.endswith("sum_tree/tree"))
+        assert np.isfinite(tree).all() and tree[1] > 0
+    finally:
+        apex.close()
+
+
 def test_apex_trains_dqn_agents_only(ray_session):
     ppo = Agent.from_env("CartPole-v1", {"type": "ppo"}, backend="torch")
     with pytest.raises(ConfigError, match="the apex plan trains a dqn agent"):

@@ -43,6 +43,7 @@ class Replay:
         self.batch_size = int(run.agent.config["update"]["batch_size"])
         self.sent = [0] * count  # records sent to each shard since it (re)started, as the samplers reported
         self.lost = [0] * count  # records held by each shard's replaced predecessors
+        self.priorities_dropped = 0  # new priorities not sent: NaN, infinite or <= 0 (a diverged update's)
         self.errors: list[str] = []
         self._next = 0
         for index in range(count):
@@ -103,19 +104,29 @@ class Replay:
         return batches
 
     def send_priorities(self, drawn: ReplayBatch, priorities: np.ndarray) -> None:
-        """New priorities to the shard that drew ``drawn`` (even if replaced since: then they go nowhere)."""
-        drawn.actor.update_priorities.remote(drawn.indices, priorities)
+        """New priorities to the shard that drew ``drawn`` (even if replaced since: then they go nowhere). Those a
+        shard would refuse (NaN, infinite or <= 0: an update the guard refused has NaN TD errors) are not sent, so
+        those records keep their old priorities, and are counted (``priorities_dropped``)."""
+        priorities, indices = np.asarray(priorities), drawn.indices
+        usable = np.isfinite(priorities) & (priorities > 0)
+        if not usable.all():
+            self.priorities_dropped += int(np.count_nonzero(~usable))
+            priorities, indices = priorities[usable], indices[usable]
+            if not len(priorities):
+                return
+        drawn.actor.update_priorities.remote(indices, priorities)
         self.run.meter.flow(LEARNER, shard_node(drawn.shard), "Priorities", len(priorities),
-                            int(np.asarray(priorities).nbytes + drawn.indices.nbytes))
+                            int(priorities.nbytes + indices.nbytes))
 
     # ----- accounting -------------------------------------------------------------------------------------------
     def held(self) -> list[int]:
         return [min(sent, self.capacity) for sent in self.sent]
 
     def health(self) -> dict[str, float]:
-        """Columns of the updates table: records held, records lost, shard restarts."""
+        """Columns of the updates table: records held, records lost, shard restarts, priorities not sent."""
         return {"replay_records": float(sum(self.held())), "replay_lost": float(sum(self.lost)),
-                "shard_restarts": float(sum(self.manager.restarts))}
+                "shard_restarts": float(sum(self.manager.restarts)),
+                "priorities_dropped": float(self.priorities_dropped)}
 
     def table(self) -> pd.DataFrame:
         """One row per shard: ``shard, records, capacity, fill, restarts, lost`` (records held, as counted from
