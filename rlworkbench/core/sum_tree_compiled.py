@@ -1,8 +1,8 @@
 """The sum-tree kernels compiled with numba: one loop per op where :mod:`~rlworkbench.core.sum_tree_kernels` makes
 10-20 NumPy calls. Inside a training loop each NumPy call costs 5-10 µs, because the network's update has just
 pushed the tree out of the caches. Measured there, a prioritized update and a write go from ~290 µs of NumPy to
-~45 µs (bench/train_overhead). Same tree layout and results as the NumPy kernels. Parents are summed anew from
-their children rather than changed by a difference, so rounding never builds up in the tree.
+~45 µs (bench/train_overhead). Same tree layout and results as the NumPy kernels, up to rounding: parents are
+summed anew from their children rather than changed by a difference, so rounding never builds up in the tree.
 
 Only imported when numba is installed (the ``fast`` extra): :func:`sum_tree_kernels.cpu_kernels` picks these or
 the NumPy kernels. Each function compiles on its first call (~1 s) and is cached on disk after that.

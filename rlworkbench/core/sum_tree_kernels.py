@@ -225,7 +225,8 @@ def numpy_sample(tree: np.ndarray, block_minima: np.ndarray, uniforms: np.ndarra
 
 
 def numpy_track_max(largest: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """:func:`track_max` on NumPy arrays (``largest`` 0-d, changed in place)."""
+    """:func:`track_max` on NumPy arrays (``largest`` 0-d, changed in place); all finite, ``values`` themselves come
+    back (no copy)."""
     finite = np.isfinite(values)
     if not finite.all():
         values = np.where(finite, values, largest)
@@ -257,15 +258,18 @@ def cpu_kernels() -> CpuKernels:
         return NUMPY_KERNELS
     try:
         compiled = importlib.import_module("rlworkbench.core.sum_tree_compiled")
-    except ImportError as error:  # e.g. a numba too old for the installed NumPy: slower, not broken
-        warnings.warn(f"the sum tree runs its NumPy kernels: numba does not import ({error})", RuntimeWarning,
-                      stacklevel=2)
+    except Exception as error:  # a numba too old for the NumPy installed, no writable cache folder: slower, not broken
+        warnings.warn(f"the sum tree runs its NumPy kernels: its compiled ones do not load ({type(error).__name__}: "
+                      f"{error})", RuntimeWarning, stacklevel=2)
         return NUMPY_KERNELS
 
     def sum_set(tree: np.ndarray, block_minima: np.ndarray, nodes: np.ndarray, values: np.ndarray,
                 distinct: bool) -> None:  # in order: on repeats the last value wins either way
-        compiled.sum_set(tree, block_minima, np.ascontiguousarray(nodes, np.int64).reshape(-1),
+        nodes, values = (np.ascontiguousarray(nodes, np.int64).reshape(-1),
                          np.ascontiguousarray(values, np.float64).reshape(-1))
+        if len(values) not in (1, len(nodes)):  # the compiled loop reads without bounds checks
+            raise ValueError(f"one value per node or one for all: {len(values)} values for {len(nodes)} nodes")
+        compiled.sum_set(tree, block_minima, nodes, values)
 
     def prefix_search(tree: np.ndarray, prefix_sums: np.ndarray) -> np.ndarray:
         return compiled.prefix_search(tree, np.ascontiguousarray(prefix_sums, np.float64).reshape(-1), BELOW)

@@ -171,14 +171,27 @@ def test_one_value_for_every_node_on_every_path():
             np.testing.assert_allclose(minima, truth.reshape(-1, block).min(1), rtol=1e-12)
 
 
-def test_a_numba_that_does_not_import_leaves_the_numpy_kernels_with_a_warning(monkeypatch):
-    import sys
-
+@pytest.mark.parametrize("failure", [ImportError("Numba needs NumPy 2.3 or less"),
+                                     RuntimeError("cannot cache function 'sum_set': no locator available")])
+def test_compiled_kernels_that_do_not_load_leave_the_numpy_kernels_with_a_warning(failure, monkeypatch):
     pytest.importorskip("numba")
-    monkeypatch.setitem(sys.modules, "rlworkbench.core.sum_tree_compiled", None)  # its import raises ImportError
+
+    def failing(name: str):
+        raise failure
+
+    monkeypatch.setattr(kernels.importlib, "import_module", failing)
     kernels.cpu_kernels.cache_clear()
     try:
         with pytest.warns(RuntimeWarning, match="NumPy kernels"):
             assert kernels.cpu_kernels() is NUMPY
     finally:
         kernels.cpu_kernels.cache_clear()
+
+
+def test_the_compiled_update_refuses_values_that_fit_neither_the_nodes_nor_one_for_all():
+    pytest.importorskip("numba")
+    kernels.cpu_kernels.cache_clear()
+    tree, minima = np.zeros(16), np.zeros(2)
+    with pytest.raises(ValueError, match="one value per node or one for all"):
+        kernels.cpu_kernels().sum_set(tree, minima, np.array([8, 9, 10]), np.array([1.0, 2.0]), True)
+    assert not tree.any()

@@ -105,10 +105,11 @@ class Replay:
 
     def send_priorities(self, drawn: ReplayBatch, priorities: np.ndarray) -> None:
         """New priorities to the shard that drew ``drawn`` (even if replaced since: then they go nowhere). Those a
-        shard would refuse (NaN, infinite or <= 0: an update the guard refused has NaN TD errors) are not sent, so
-        those records keep their old priorities, and are counted (``priorities_dropped``)."""
-        priorities, indices = np.asarray(priorities), drawn.indices
-        usable = np.isfinite(priorities) & (priorities > 0)
+        shard would refuse (as float32: NaN, infinite or below the smallest normal > 0; an update the guard refused
+        has NaN TD errors) are not sent, so those records keep their old priorities, and are counted
+        (``priorities_dropped``)."""
+        priorities, indices = np.asarray(priorities, np.float32), drawn.indices  # as the shard checks them
+        usable = np.isfinite(priorities) & (priorities >= np.finfo(np.float32).tiny)
         if not usable.all():
             self.priorities_dropped += int(np.count_nonzero(~usable))
             priorities, indices = priorities[usable], indices[usable]
