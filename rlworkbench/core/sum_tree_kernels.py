@@ -284,3 +284,15 @@ def cpu_kernels() -> CpuKernels:
         return leaves, values, np.float32(minimum)
 
     return CpuKernels(sum_set, prefix_search, block_minimum, sample, compiled=True)
+
+
+def warm_up() -> None:
+    """Loads the CPU kernels now (numba: ~1 s in a fresh process, from its disk cache; longer on a first compile),
+    on a 2-leaf tree, so that a process which is about to serve requests (a replay shard) does not stall its first
+    one and everything queued behind it."""
+    chosen = cpu_kernels()
+    tree, minima = np.zeros(4), np.zeros(1)
+    chosen.sum_set(tree, minima, np.array([2, 3]), np.array([1.0, 2.0]), True)
+    chosen.sample(tree, minima, np.array([0.5]), 2)
+    chosen.prefix_search(tree, np.array([0.5]))
+    chosen.block_minimum(tree, minima, 2)

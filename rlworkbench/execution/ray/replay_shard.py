@@ -48,6 +48,10 @@ class ReplayShard:
                               api_methods=["insert_records_with_priorities", "get_records", "update_records",
                                            "get_size"])
         self.added = 0
+        if backend == "torch":  # its first insert would load the compiled sum tree (~1 s): not with records queued
+            from rlworkbench.core.sum_tree_kernels import warm_up
+
+            warm_up()
 
     def add(self, transitions: Transitions) -> int:
         """Appends prioritised transitions (priorities finite and > 0, else a SpaceError and nothing is added);
