@@ -15,15 +15,23 @@ from rlworkbench.errors import ConfigError
 from rlworkbench.nest import Nested
 from rlworkbench.spaces import FloatBox, IntBox, Space
 
-_FLOAT32_MAX = float(np.finfo(np.float32).max)
+PRIORITY_BOUNDS = (float(np.finfo(np.float32).tiny), float(np.finfo(np.float32).max))  #: finite float32 > 0
 
 
 def checked_spaces(capacity: int) -> dict[str, Space]:
     """The spaces to build a root memory's ``indices`` and ``priorities`` with, so that the values its API methods
-    check (``checked``) are refused outside them: slots in ``[0, capacity)``; finite priorities > 0 (a NaN,
-    infinite, zero or negative one would spoil the sum tree, or weights, for every later sample)."""
+    check (``checked``) are refused outside them: slots in ``[0, capacity)``; finite priorities > 0
+    (:data:`PRIORITY_BOUNDS`: a NaN, infinite, zero or negative one would spoil the sum tree, or weights, for every
+    later sample)."""
     return {"indices": IntBox(capacity, add_batch_rank=True),
-            "priorities": FloatBox(float(np.finfo(np.float32).tiny), _FLOAT32_MAX, add_batch_rank=True)}
+            "priorities": FloatBox(*PRIORITY_BOUNDS, add_batch_rank=True)}
+
+
+def acceptable_priorities(priorities: np.ndarray) -> np.ndarray:
+    """Per entry, as float32, whether :func:`checked_spaces`' priorities take it (within :data:`PRIORITY_BOUNDS`;
+    never NaN)."""
+    priorities = np.asarray(priorities, np.float32)
+    return (priorities >= PRIORITY_BOUNDS[0]) & (priorities <= PRIORITY_BOUNDS[1])
 
 
 def _sampled_spaces(memory: PrioritizedReplay, *inputs: Space) -> tuple[Space, Space, Space]:

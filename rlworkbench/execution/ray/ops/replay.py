@@ -16,6 +16,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from rlworkbench.components.memories.prioritized_replay import acceptable_priorities
 from rlworkbench.errors import CheckpointError
 from rlworkbench.execution.ray.actor_manager import ActorManager
 from rlworkbench.execution.ray.flow_types import ReplayBatch, SampleReport
@@ -109,7 +110,7 @@ class Replay:
         has NaN TD errors) are not sent, so those records keep their old priorities, and are counted
         (``priorities_dropped``)."""
         priorities, indices = np.asarray(priorities, np.float32), drawn.indices  # as the shard checks them
-        usable = np.isfinite(priorities) & (priorities >= np.finfo(np.float32).tiny)
+        usable = acceptable_priorities(priorities)
         if not usable.all():
             self.priorities_dropped += int(np.count_nonzero(~usable))
             priorities, indices = priorities[usable], indices[usable]
