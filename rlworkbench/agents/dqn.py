@@ -180,7 +180,7 @@ class DQNAgent(Agent):
         target = self.config["target"]
         if self.updates % target["sync_interval"] == 0:
             self.api.sync_target(np.float32(target["tau"]))
-        return {"loss": float(loss), "grad_norm": float(grad_norm), "td_error": float(np.mean(np.abs(td_errors))),
+        return {"loss": float(loss), "grad_norm": float(grad_norm), "td_error": _mean_absolute(td_errors),
                 **self.guard_metrics()}, td_errors
 
     def priorities(self, batch: Mapping[str, Any]) -> np.ndarray:
@@ -199,3 +199,9 @@ class DQNAgent(Agent):
         weights = np.ones_like(rewards) if weights is None else weights
         return [batch["states"], batch["actions"], rewards, batch["terminals"]], \
             {"next_preprocessed_states": batch["next_states"], "importance_weights": weights}
+
+
+def _mean_absolute(values: Any) -> float:
+    """``mean(|values|)`` as a float (a sum: ``np.mean`` costs several times more, inside a training loop)."""
+    values = np.asarray(values)
+    return float(np.abs(values).sum()) / values.size

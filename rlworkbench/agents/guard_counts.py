@@ -42,7 +42,7 @@ class GuardCounts:
 
     def step(self, *values: object) -> None:
         """Counts an optimizer step as refused when one of its ``values`` (loss, gradient norm) is not finite."""
-        if not all(math.isfinite(float(np.mean(value))) for value in values):  # type: ignore[call-overload]
+        if not all(_finite(value) for value in values):
             self.refused_steps += 1
 
     def metrics(self) -> dict[str, float]:
@@ -64,3 +64,10 @@ class GuardCounts:
 
     def load(self, state: Mapping[str, int]) -> None:
         self.skipped_rows, self.refused_steps = state["skipped_rows"], state["refused_steps"]
+
+
+def _finite(value: object) -> bool:
+    """Whether every element of ``value`` (a scalar or an array) is finite; a scalar without a NumPy reduction,
+    which costs ~5 µs warm and several times that inside a training loop."""
+    array = np.asarray(value)
+    return math.isfinite(float(array)) if array.ndim == 0 else bool(np.isfinite(array).all())

@@ -91,6 +91,8 @@ def test_update_from_memory_and_from_a_batch(backend):
     for name in ("network/dense_0/kernel", "action_adapter/dense/bias"):
         np.testing.assert_array_equal(synced[f"policy/{name}"], synced[f"target_policy/{name}"])
     assert agent.updates == 2 and synced["optimizer/steps"] == 2
+    metrics, priorities = agent.update_with_priorities(batch)  # its TD errors: |td| = priority - epsilon
+    assert metrics["td_error"] == pytest.approx(np.mean(priorities - agent.priority_epsilon), rel=1e-5)
     with pytest.raises(SpaceError, match="exactly these keys"):
         agent.update({"states": batch["states"]})
 

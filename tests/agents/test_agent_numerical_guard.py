@@ -82,3 +82,20 @@ def test_every_refused_optimizer_step_is_counted(kind):
     assert metrics["update/refused"] == refused and agent.guard_counts.refused_steps == refused
     agent.set_weights(weights)
     assert agent.update(batch())["update/refused"] == refused  # finite steps add none
+
+
+@pytest.mark.parametrize("values, refused", [
+    ((np.float32(1.5), 2.0), 0),
+    ((np.array(1.5, np.float32), np.float64(3e300)), 0),
+    ((np.float32("nan"), 2.0), 1),
+    ((1.0, float("inf")), 1),
+    ((np.array([1.0, 2.0], np.float32), 1.0), 0),  # per-replica values: refused when any of them is not finite
+    ((np.array([1.0, np.nan], np.float32), 1.0), 1),
+    ((np.array([[1.0], [-np.inf]]), 1.0), 1),
+])
+def test_a_step_is_counted_as_refused_when_any_of_its_values_is_not_finite(values, refused):
+    from rlworkbench.agents.guard_counts import GuardCounts
+
+    counts = GuardCounts()
+    counts.step(*values)
+    assert counts.refused_steps == refused
