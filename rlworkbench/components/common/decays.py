@@ -46,6 +46,12 @@ class LinearDecay(Decay):
     """``get(time_step)``: ``from_value`` until ``start_time_step``, then a straight line to ``to_value`` at
     ``end_time_step``, then ``to_value``. Any finite values: the component using the decay bounds them."""
 
+    def value_at(self, t: Tensor) -> Tensor:
+        # one line clipped to its endpoints: 3 ops where the shared form takes 6 (an epsilon runs on every acting step)
+        slope = (self.to_value - self.from_value) / (self.end - self.start)
+        low, high = sorted((self.from_value, self.to_value))
+        return self.ops.clip(t * slope + (self.from_value - slope * self.start), low, high)
+
     def remaining(self, fraction: Scalar) -> Scalar:
         return 1.0 - fraction
 

@@ -80,6 +80,21 @@ def test_large_time_steps_keep_their_precision(backend):
     test.test(("get", np.array([start + 1, start + 3])), expected_outputs=np.array([0.25, 0.75], np.float32))
 
 
+@pytest.mark.parametrize("from_value, to_value, start, end", [(1.0, 0.02, 7, 10_007), (0.1, 0.9, 0, 3),
+                                                             (-0.3, -0.7, 1_000_000, 1_000_013)])
+def test_a_linear_decay_is_exactly_at_its_endpoints_outside_its_window_and_between_them_inside(
+        backend, from_value, to_value, start, end):
+    test = ComponentTest(LinearDecay(from_value=from_value, to_value=to_value, start_time_step=start,
+                                     end_time_step=end), {"time_step": IntBox(add_batch_rank=True)}, backend=backend)
+    steps = np.array([0, start - 1, start, end, end + 1, 10 * end + 5], np.int64)
+    values = test.test(("get", steps))
+    np.testing.assert_array_equal(values[steps <= start], np.float32(from_value))
+    np.testing.assert_array_equal(values[steps >= end], np.float32(to_value))
+    inside = test.test(("get", np.linspace(start, end, 50).astype(np.int64)))
+    assert np.all(np.diff(inside) * np.sign(to_value - from_value) >= 0)  # monotonic, never past an endpoint
+    assert min(from_value, to_value) <= inside.min() and inside.max() <= max(from_value, to_value) + 1e-7
+
+
 def test_from_spec_takes_numbers_dicts_and_components():
     constant = TimeDependentParameter.from_spec(0.5, name="epsilon")
     assert isinstance(constant, Constant) and constant.value == 0.5 and constant.name == "epsilon"
