@@ -111,7 +111,21 @@ def test_random_operations_are_seeded_and_distributed(framework):
     assert abs(normal.mean() - 2.0) < 0.05 and abs(normal.std() - 0.5) < 0.05
     ints = _np(ops.random_integers(make(7), (4000,), 3, 7))
     assert set(np.unique(ints)) == {3, 4, 5, 6}
+    bound = torch.tensor(7) if framework == "torch" else tf.constant(7, tf.int64)  # a tensor bound: a memory's size
+    bound_ints = _np(ops.random_integers(make(7), (4000,), 3, bound))
+    assert set(np.unique(bound_ints)) == {3, 4, 5, 6}
     logits = np.log(np.array([[0.1, 0.6, 0.3]] * 4000, np.float32))
     to = torch.as_tensor if framework == "torch" else tf.constant
     samples = _np(ops.random_categorical(make(8), to(logits)))
     assert np.allclose(np.bincount(samples, minlength=3) / 4000, [0.1, 0.6, 0.3], atol=0.03)
+
+
+@pytest.mark.parametrize("low", [0, 3])
+def test_torch_integers_under_a_tensor_bound_are_floor_of_uniform_times_span(low):
+    """A tensor bound (a memory's size, known at run time) takes the float64 route: ``low + floor(u * (high -
+    low))`` of one uniform draw per value, so the draws stay what they were whatever the route's op count."""
+    high = torch.tensor(50_000 + low)
+    ints = torch_ops.random_integers(torch.Generator().manual_seed(3), (4096,), low, high)
+    uniforms = torch.rand((4096,), generator=torch.Generator().manual_seed(3), dtype=torch.float64).numpy()
+    assert ints.dtype == torch.int64
+    np.testing.assert_array_equal(ints.numpy(), low + np.floor(uniforms * 50_000).astype(np.int64))
