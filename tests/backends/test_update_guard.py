@@ -114,3 +114,37 @@ def test_the_update_never_reads_a_value_back_to_the_host(rule, finite, no_host_r
         ops.assign_add(counter, 1)
 
     ops.apply_if_finite([loss, ops.global_norm(grads)], apply)  # the fixture fails any read-back
+
+
+def test_matrices_stored_column_major_with_their_gradients_and_slots_take_the_fused_kernel(monkeypatch):
+    from rlworkbench.backends.torch.ops import optim
+
+    fused_calls = []
+
+    def recording(params, *args, **kwargs):
+        fused_calls.append([tuple(p.shape) for p in params])
+        return real(params, *args, **kwargs)
+
+    real = optim._FUSED_ADAM
+    if real is None:
+        pytest.skip("this torch has no fused Adam kernel")
+    monkeypatch.setattr(optim, "_FUSED_ADAM", recording)
+    column_major = state("adam_fused")
+    for key in ("variables", "grads"):
+        column_major[key][0] = column_major[key][0].t().contiguous().t()
+    column_major["slots"] = [[slots[0].t().contiguous().t(), slots[1]] for slots in column_major["slots"]]
+    step("adam_fused", column_major)
+    step("adam_foreach", state("adam_foreach"))  # a column-major variable beside row-major slots: not fused
+    assert fused_calls == [[(4, 3), (4,)], [(4,)]]  # the matrix handed over transposed, as the contiguous tensor
+
+
+def test_the_column_major_test_reads_strides_as_torch_reads_contiguity():
+    from rlworkbench.backends.torch.ops.optim import _column_major
+
+    matrices = []
+    for shape in [(1, 1), (1, 5), (5, 1), (3, 4), (4, 3)]:
+        base = torch.zeros(shape)
+        matrices += [base, base.t(), torch.zeros(shape[::-1]).t(), base[:, :1], base[:1],
+                     torch.zeros(6, 8)[::2, ::2], torch.zeros(8, 6).t()[:, ::2]]
+    assert [_column_major(m) for m in matrices] == [m.t().is_contiguous() for m in matrices]
+    assert not _column_major(torch.zeros(3)) and not _column_major(torch.zeros(2, 3, 4))

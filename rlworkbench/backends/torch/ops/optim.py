@@ -39,9 +39,18 @@ def _same_layout(*tensors: Tensor) -> list[Tensor] | None:
     """The tensors as contiguous tensors of one memory layout (transposed, for column-major matrices), or None."""
     if all(t.is_contiguous() for t in tensors):
         return list(tensors)
-    if all(t.dim() == 2 and t.t().is_contiguous() for t in tensors):
+    if all(_column_major(t) for t in tensors):
         return [t.t() for t in tensors]
     return None
+
+
+def _column_major(tensor: Tensor) -> bool:
+    """Whether ``tensor`` is a matrix whose transpose is contiguous, read from its strides (no view is made: every
+    update asks this of every kernel, its gradient and its slots)."""
+    if tensor.dim() != 2:
+        return False
+    (rows, columns), (row_stride, column_stride) = tensor.shape, tensor.stride()
+    return (rows == 1 or row_stride == 1) and (columns == 1 or column_stride == rows)
 
 
 def adam_update(variables: Sequence[Tensor], grads: Sequence[Tensor], first_moments: Sequence[Tensor],
