@@ -172,7 +172,7 @@ def test_a_shard_that_stops_answering_does_not_hold_the_samplers(ray_session):
 
 def test_priorities_a_shard_would_refuse_are_not_sent_and_are_counted(ray_session):
     """An update the guard refused has NaN TD errors: those priorities stay home (the records keep their old ones),
-    the rest of the batch's go to the shard, and the updates table counts what was dropped."""
+    the rest of the batch's reach the shard's tree, and the updates table counts what was dropped."""
     apex = make_apex(workers=1, shards=1)
     learn, spoiled = apex.agent.update_with_priorities, []
 
@@ -189,11 +189,31 @@ def test_priorities_a_shard_would_refuse_are_not_sent_and_are_counted(ray_sessio
         apex.train(1500)
         assert spoiled and apex.agent.updates > 5
         assert apex.updates["priorities_dropped"].iloc[-1] == 3.0
-        variables, _ = ray.get(apex.replay.actor(0).state.remote())
-        tree = next(value for name, value in variables.items() if name.endswith("sum_tree/tree"))
+        tree = _sum_tree(apex.replay.actor(0))
         assert np.isfinite(tree).all() and tree[1] > 0
+        # a batch drawn now, with three priorities the shard would refuse: the others reach its tree
+        apex.replay.request(1)
+        deadline, batches = time.monotonic() + 60, []
+        while not batches and time.monotonic() < deadline:
+            batches = apex.replay.ready(timeout=1.0)
+        drawn = batches[0]
+        priorities = np.full(len(drawn.indices), 0.37, np.float32)
+        priorities[:3] = [np.nan, np.inf, 0.0]
+        before = _sum_tree(drawn.actor)
+        apex.replay.send_priorities(drawn, priorities)
+        after, leaves = _sum_tree(drawn.actor), len(before) // 2  # (calls from here to a shard arrive in order)
+        np.testing.assert_allclose(after[leaves + drawn.indices[3:]], 0.37 ** 0.6, rtol=1e-5)
+        refused_only = sorted(set(drawn.indices[:3].tolist()) - set(drawn.indices[3:].tolist()))
+        np.testing.assert_array_equal(after[leaves + np.array(refused_only, int)],
+                                      before[leaves + np.array(refused_only, int)])
+        assert apex.replay.priorities_dropped == 6
     finally:
         apex.close()
+
+
+def _sum_tree(shard) -> np.ndarray:
+    variables, _ = ray.get(shard.state.remote())
+    return next(value for name, value in variables.items() if name.endswith("sum_tree/tree"))
 
 
 def test_apex_trains_dqn_agents_only(ray_session):
