@@ -15,7 +15,10 @@ restarts of one actor the next failure raises :class:`ActorFailed` with the erro
 A new Ray actor costs a process start, its imports and its set-up — seconds of CPU, and many more seconds of wall
 time on a machine the other actors keep busy. With ``spares`` the manager keeps that many actors made by
 ``spare()`` ready beside the working ones; a failed actor's place goes to the oldest spare, which ``adopt(index,
-actor)`` turns into actor ``index`` (in its warm process), and a new spare starts in the background.
+actor)`` turns into actor ``index`` (in its warm process), and a new spare starts in the background. A spare that
+died while it waited (its process crashed, a node went away) is found by a readiness probe when its turn comes:
+it is dropped (counted in ``spares_lost``) and replaced, and the place goes to the next spare or a new actor, so a
+dead spare costs no restart of the actor it was meant for.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rlworkbench.errors import ConfigError, RLWorkbenchError
+
+SPARE_PROBE_S = 1.0  # a live spare answers a readiness probe in milliseconds; no answer by then: still starting up
 
 
 class ActorFailed(RLWorkbenchError):
@@ -89,6 +94,7 @@ class ActorManager:
         self.slots: list[_Slot] = []
         self.spares: list[object] = []  #: actors ready to take a failed one's place, oldest first
         self.adopted = 0  #: restarts served by a spare
+        self.spares_lost = 0  #: spares found dead when their turn came (dropped and replaced)
         self.dropped = 0  #: requests lost with an actor that died or was restarted
         self.errors: list[CallResult] = []  #: every failed request, in the order seen
         try:
@@ -233,11 +239,11 @@ class ActorManager:
         slot.in_flight.clear()
         with contextlib.suppress(Exception):  # it may be dead already
             ray.kill(slot.actor, no_restart=True)
-        if self.spares and self.spare is not None and self.adopt is not None:
-            slot.actor = self.spares.pop(0)  # (its probe queues behind adopt's call: up once adopted)
+        spare = self._live_spare()
+        if spare is not None and self.adopt is not None:
+            slot.actor = spare  # (its probe queues behind adopt's call: up once adopted)
             self.adopt(index, slot.actor)
             self.adopted += 1
-            self.spares.append(self.spare())
         else:
             slot.actor = self.factory(index)
         self._watched(slot)
@@ -245,6 +251,26 @@ class ActorManager:
         if self.on_restart is not None:
             self.on_restart(index, slot.actor)
         return slot.actor
+
+    def _live_spare(self) -> Any:
+        """The oldest spare not found dead, or None; a new spare starts for each one taken or dropped. A spare that
+        does not answer its probe within :data:`SPARE_PROBE_S` is taken as it is (starting up, not known dead)."""
+        import ray
+
+        if self.spare is None:
+            return None
+        for _ in range(len(self.spares)):  # the spares there now, not those started here
+            spare = self.spares.pop(0)
+            self.spares.append(self.spare())
+            answered, _ = ray.wait([spare.__ray_ready__.remote()], timeout=SPARE_PROBE_S)
+            try:
+                if answered:
+                    ray.get(answered[0])
+            except ray.exceptions.RayActorError:
+                self.spares_lost += 1
+                continue
+            return spare
+        return None
 
     def close(self) -> None:
         """Kills every actor and spare (their requests in flight are dropped)."""

@@ -118,6 +118,49 @@ def test_a_spare_takes_a_killed_actors_place_and_a_new_spare_starts(ray_session)
         ray.get(spares[0].work.remote(), timeout=30)
 
 
+def _killed(actor) -> None:
+    """Kills ``actor`` and returns once Ray reports it dead."""
+    ray.kill(actor, no_restart=True)
+    with pytest.raises(ray.exceptions.RayActorError):
+        ray.get(actor.work.remote(), timeout=30)
+
+
+def test_a_spare_that_died_while_it_waited_is_dropped_and_replaced_and_costs_no_restart(ray_session):
+    adopted = []
+
+    def adopt(index, actor):
+        adopted.append(actor._actor_id)
+        actor.become.remote(index)
+
+    manager = ActorManager(Holder.remote, 1, max_in_flight=1, max_restarts=2, spares=2,
+                           spare=lambda: Holder.remote(-1), adopt=adopt)
+    try:
+        first, second = manager.spares
+        assert ray.get([first.work.remote(), second.work.remote()]) == [(-1, None)] * 2
+        _killed(first)
+        manager.call(0, Holder.work, 5.0)
+        ray.kill(manager.actor(0), no_restart=True)
+        collect(manager, 1)
+        assert adopted == [second._actor_id] and manager.actor(0)._actor_id == second._actor_id
+        assert manager.restarts == [1] and manager.adopted == 1 and manager.spares_lost == 1
+        assert len(manager.spares) == 2 and first._actor_id not in {spare._actor_id for spare in manager.spares}
+        manager.call(0, Holder.work)
+        (result,) = collect(manager, 1)
+        assert result.ok and result.value[0] == 0  # the live spare serves as actor 0
+        for spare in manager.spares:  # every spare dead: the place goes to a new actor
+            _killed(spare)
+        manager.call(0, Holder.work, 5.0)
+        ray.kill(manager.actor(0), no_restart=True)
+        collect(manager, 1)
+        assert manager.restarts == [2] and manager.adopted == 1 and manager.spares_lost == 3
+        assert manager.actor(0)._actor_id not in adopted and len(manager.spares) == 2
+        manager.call(0, Holder.work)
+        (result,) = collect(manager, 1)
+        assert result.ok and result.value[0] == 0
+    finally:
+        manager.close()
+
+
 def test_task_errors_are_kept_and_restart_only_when_asked(ray_session):
     keeping = ActorManager(Holder.remote, 1)
     try:
