@@ -260,7 +260,7 @@ class ActorManager:
         if self.spare is None:
             return None
         for _ in range(len(self.spares)):  # the spares there now, not those started here
-            spare = self.spares.pop(0)
+            spare: Any = self.spares.pop(0)  # (a Ray actor handle)
             self.spares.append(self.spare())
             answered, _ = ray.wait([spare.__ray_ready__.remote()], timeout=SPARE_PROBE_S)
             try:
