@@ -47,10 +47,11 @@ class LinearDecay(Decay):
     ``end_time_step``, then ``to_value``. Any finite values: the component using the decay bounds them."""
 
     def value_at(self, t: Tensor) -> Tensor:
-        # one line clipped to its endpoints: 3 ops where the shared form takes 6 (an epsilon runs on every acting step)
+        # one line clipped to its endpoints: 4 ops where the shared form takes 6 (an epsilon runs on every acting
+        # step); ``t - start`` first, exact for integer steps, so a late window keeps its precision
         slope = (self.to_value - self.from_value) / (self.end - self.start)
         low, high = sorted((self.from_value, self.to_value))
-        return self.ops.clip(t * slope + (self.from_value - slope * self.start), low, high)
+        return self.ops.clip((t - self.start) * slope + self.from_value, low, high)
 
     def remaining(self, fraction: Scalar) -> Scalar:
         return 1.0 - fraction

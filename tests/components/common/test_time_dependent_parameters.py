@@ -78,6 +78,10 @@ def test_large_time_steps_keep_their_precision(backend):
     test = ComponentTest(LinearDecay(from_value=0.0, to_value=1.0, start_time_step=start, end_time_step=start + 4),
                          {"time_step": IntBox(add_batch_rank=True)}, backend=backend)
     test.test(("get", np.array([start + 1, start + 3])), expected_outputs=np.array([0.25, 0.75], np.float32))
+    late = ComponentTest(LinearDecay(from_value=1.0, to_value=0.0, start_time_step=start, end_time_step=start + 3),
+                         {"time_step": IntBox(add_batch_rank=True)}, backend=backend)  # a slope of -1/3
+    steps = np.arange(start, start + 4)
+    np.testing.assert_array_equal(late.test(("get", steps)), np.float32(1.0 - (steps - start) / 3.0))
 
 
 @pytest.mark.parametrize("from_value, to_value, start, end", [(1.0, 0.02, 7, 10_007), (0.1, 0.9, 0, 3),
