@@ -95,6 +95,7 @@ class ActorManager:
         self.spares: list[object] = []  #: actors ready to take a failed one's place, oldest first
         self.adopted = 0  #: restarts served by a spare
         self.spares_lost = 0  #: spares found dead when their turn came (dropped and replaced)
+        self._spare_probes: dict[int, Any] = {}  # id(spare) -> its readiness probe, sent when it was made
         self.dropped = 0  #: requests lost with an actor that died or was restarted
         self.errors: list[CallResult] = []  #: every failed request, in the order seen
         try:
@@ -102,7 +103,7 @@ class ActorManager:
                 self.slots.append(self._watched(_Slot(factory(index))))
             if spare is not None:
                 for _ in range(spares):
-                    self.spares.append(spare())
+                    self._start_spare()
         except BaseException:  # the actors (and spares) made so far go too
             self.close()
             raise
@@ -226,7 +227,7 @@ class ActorManager:
         return hung
 
     def restart(self, index: int, error: BaseException | None = None) -> Any:
-        """Replaces actor ``index`` by the oldest spare (adopted; a new spare starts) or else a new actor (its
+        """Replaces actor ``index`` by the oldest live spare (adopted; a new spare starts) or else a new actor (its
         requests in flight are dropped) and hands it the current state; raises :class:`ActorFailed` once it has been
         restarted ``max_restarts`` times already."""
         import ray
@@ -252,22 +253,39 @@ class ActorManager:
             self.on_restart(index, slot.actor)
         return slot.actor
 
+    def _start_spare(self) -> None:
+        """Makes a spare and sends it a readiness probe (read when its turn comes)."""
+        assert self.spare is not None
+        spare: Any = self.spare()  # (a Ray actor handle)
+        self._spare_probes[id(spare)] = spare.__ray_ready__.remote()
+        self.spares.append(spare)
+
     def _live_spare(self) -> Any:
-        """The oldest spare not found dead, or None; a new spare starts for each one taken or dropped. A spare that
-        does not answer its probe within :data:`SPARE_PROBE_S` is taken as it is (starting up, not known dead)."""
+        """The oldest spare not found dead, or None; a new spare starts for each one taken or dropped.
+
+        A spare still starting up (its first probe unanswered) is taken as it is, without a wait. One that was up is
+        probed again, for at most :data:`SPARE_PROBE_S` (a live one answers in milliseconds): a death Ray knows of
+        drops it; no answer takes it as it is."""
         import ray
 
         if self.spare is None:
             return None
         for _ in range(len(self.spares)):  # the spares there now, not those started here
-            spare: Any = self.spares.pop(0)  # (a Ray actor handle)
-            self.spares.append(self.spare())
-            answered, _ = ray.wait([spare.__ray_ready__.remote()], timeout=SPARE_PROBE_S)
+            self._start_spare()  # (before one is taken: a spare() that raises leaves the spares as they were)
+            spare: Any = self.spares.pop(0)
+            probe = self._spare_probes.pop(id(spare), None)
             try:
+                if probe is not None and not ray.wait([probe], timeout=0)[0]:
+                    return spare  # still starting up
+                if probe is not None:
+                    ray.get(probe)  # it came up (or it died starting)
+                answered, _ = ray.wait([spare.__ray_ready__.remote()], timeout=SPARE_PROBE_S)
                 if answered:
                     ray.get(answered[0])
-            except ray.exceptions.RayActorError:
+            except ray.exceptions.RayError:  # dead, or unavailable: dropped (and killed, should it live on)
                 self.spares_lost += 1
+                with contextlib.suppress(Exception):
+                    ray.kill(spare, no_restart=True)
                 continue
             return spare
         return None
@@ -282,7 +300,7 @@ class ActorManager:
         for actor in [slot.actor for slot in self.slots] + self.spares:
             with contextlib.suppress(Exception):
                 ray.kill(actor, no_restart=True)
-        self.spares = []
+        self.spares, self._spare_probes = [], {}
 
 
 def wait_for_any(managers: list[ActorManager], timeout: float) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import time
+from types import SimpleNamespace
 
 import pytest
 import ray
@@ -161,6 +162,28 @@ def test_a_spare_that_died_while_it_waited_is_dropped_and_replaced_and_costs_no_
         manager.close()
 
 
+def test_a_spare_still_starting_up_is_taken_as_it_is(ray_session):
+    adopted = []
+
+    def adopt(index, actor):
+        adopted.append(actor._actor_id)
+        actor.become.remote(index)
+
+    manager = ActorManager(Holder.remote, 1, max_in_flight=1, spares=1, spare=lambda: Holder.remote(-1, 4.0),
+                           adopt=adopt)
+    try:
+        (starting,) = manager.spares
+        manager.call(0, Holder.work, 5.0)
+        ray.kill(manager.actor(0), no_restart=True)
+        collect(manager, 1)
+        assert adopted == [starting._actor_id] and manager.spares_lost == 0 and manager.restarts == [1]
+        manager.call(0, Holder.work)
+        (result,) = collect(manager, 1)
+        assert result.ok and result.value[0] == 0  # served once it was up, as actor 0
+    finally:
+        manager.close()
+
+
 def test_task_errors_are_kept_and_restart_only_when_asked(ray_session):
     keeping = ActorManager(Holder.remote, 1)
     try:
@@ -256,11 +279,16 @@ def test_a_factory_that_fails_ends_the_actors_made_so_far_and_its_error_comes_th
     assert killed == ["actor 0"]
     made = []
 
+    class Named(str):
+        """A stand-in actor handle: its name, and a readiness probe sent nowhere."""
+
+        __ray_ready__ = SimpleNamespace(remote=lambda: None)
+
     def spare():
         if made:
             raise ValueError("no room for a second spare")
         made.append("spare 0")
-        return "spare 0"
+        return Named("spare 0")
 
     with pytest.raises(ValueError, match="no room for a second spare"):
         ActorManager(factory, 1, spares=2, spare=spare, adopt=lambda index, actor: None)
