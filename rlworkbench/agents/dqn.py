@@ -204,4 +204,4 @@ class DQNAgent(Agent):
 def _mean_absolute(values: Any) -> float:
     """``mean(|values|)`` as a float (a sum: ``np.mean`` costs several times more, inside a training loop)."""
     values = np.asarray(values)
-    return float(np.abs(values).sum()) / values.size
+    return float(np.abs(values).sum()) / values.size if values.size else float("nan")

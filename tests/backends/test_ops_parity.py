@@ -129,3 +129,6 @@ def test_torch_integers_under_a_tensor_bound_are_floor_of_uniform_times_span(low
     uniforms = torch.rand((4096,), generator=torch.Generator().manual_seed(3), dtype=torch.float64).numpy()
     assert ints.dtype == torch.int64
     np.testing.assert_array_equal(ints.numpy(), low + np.floor(uniforms * 50_000).astype(np.int64))
+    per_row = torch.arange(1, 4097) + low  # a bound per row broadcasts: row i draws from [low, low + i + 1)
+    rows = torch_ops.random_integers(torch.Generator().manual_seed(3), (4096,), low, per_row)
+    np.testing.assert_array_equal(rows.numpy(), low + np.floor(uniforms * np.arange(1, 4097)).astype(np.int64))

@@ -142,7 +142,7 @@ def test_the_column_major_test_reads_strides_as_torch_reads_contiguity():
     from rlworkbench.backends.torch.ops.optim import _column_major
 
     matrices = []
-    for shape in [(1, 1), (1, 5), (5, 1), (3, 4), (4, 3)]:
+    for shape in [(1, 1), (1, 5), (5, 1), (3, 4), (4, 3), (0, 3), (3, 0)]:
         base = torch.zeros(shape)
         matrices += [base, base.t(), torch.zeros(shape[::-1]).t(), base[:, :1], base[:1],
                      torch.zeros(6, 8)[::2, ::2], torch.zeros(8, 6).t()[:, ::2]]

@@ -50,7 +50,7 @@ def _column_major(tensor: Tensor) -> bool:
     if tensor.dim() != 2:
         return False
     (rows, columns), (row_stride, column_stride) = tensor.shape, tensor.stride()
-    return (rows == 1 or row_stride == 1) and (columns == 1 or column_stride == rows)
+    return rows * columns == 0 or ((rows == 1 or row_stride == 1) and (columns == 1 or column_stride == rows))
 
 
 def adam_update(variables: Sequence[Tensor], grads: Sequence[Tensor], first_moments: Sequence[Tensor],

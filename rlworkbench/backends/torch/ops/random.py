@@ -52,7 +52,7 @@ def random_integers(generator: torch.Generator, shape: Sequence[Any], low: int, 
     if isinstance(high, int):  # one draw; a tensor bound (known only at run time) takes the float route below
         return _kept(torch.randint(low, high, shape, generator=generator, device=generator.device), rows)
     u = _kept(torch.rand(shape, generator=generator, device=generator.device, dtype=torch.float64), rows)
-    if isinstance(high, Tensor) and not high.is_cpu:  # the bound stays on its device: no read-back
+    if isinstance(high, Tensor) and (not high.is_cpu or high.dim()):  # on its device (no read-back), or per row
         return (low + torch.floor(u * (torch.as_tensor(high, device=generator.device).double() - low))).long()
     # a CPU bound as a Python number: the same float64 products in 3 ops instead of 6 (a memory samples every update)
     scaled = u.mul_(float(high) - low).floor_()
