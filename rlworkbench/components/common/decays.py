@@ -13,8 +13,8 @@ from rlworkbench.errors import ConfigError
 class Decay(TimeDependentParameter):
     """Shared part of the decays: ``value(t) = to + (from - to) * remaining(f)``, where
     ``f = clip((t - start) / (end - start), 0, 1)`` is the fraction of the decay window passed; subclasses
-    write ``remaining(f)``, the share of the gap left (1 at ``f = 0``), which stays in ``[0, 1]``: every value lies
-    between ``from_value`` and ``to_value``.
+    write ``remaining(f)`` (the linear decay writes ``value_at`` itself, in fewer ops), the share of the gap left (1
+    at ``f = 0``), which stays in ``[0, 1]``: every value lies between ``from_value`` and ``to_value``.
 
     ``from_value`` and ``to_value`` need only be finite here (a decay may run up, or below 0); the component that
     uses the decay bounds them (:meth:`TimeDependentParameter.check_range`: ``[0, 1]`` for an epsilon)."""
@@ -52,9 +52,6 @@ class LinearDecay(Decay):
         slope = (self.to_value - self.from_value) / (self.end - self.start)
         low, high = sorted((self.from_value, self.to_value))
         return self.ops.clip((t - self.start) * slope + self.from_value, low, high)
-
-    def remaining(self, fraction: Scalar) -> Scalar:
-        return 1.0 - fraction
 
 
 @register("polynomial_decay")
