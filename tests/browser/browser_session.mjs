@@ -1,7 +1,8 @@
 // What every browser driver here shares: one page in Debian's headless Chromium (playwright-core, no bundled
 // browser) with its console errors collected into `result`, the driver's `run(page)` whose exception becomes
 // `result.fatal` (exit code 2), then `after(page, exitCode)` (screenshots), and the result as one JSON line; and
-// two helpers: `poll` (read the page until a condition holds) and `shot` (a screenshot, its folder made).
+// two helpers: `poll` (read the page until a condition holds) and `shot` (a screenshot, its folder made). A stopped
+// driver's problem ends with what Playwright was still waiting on (`stoppedAt`).
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -17,7 +18,7 @@ export async function drivePage(cfg, result, started, run, after) {
       await run(page);
     } catch (err) {
       result.fatal = err.message;
-      result.problems.push(`driver stopped: ${err.message.split('\n')[0]}`);
+      result.problems.push(`driver stopped: ${stoppedAt(err.message)}`);
       exitCode = 2;
     }
     await after(page, exitCode);
@@ -27,6 +28,16 @@ export async function drivePage(cfg, result, started, run, after) {
   result.seconds = Number(((Date.now() - started) / 1000).toFixed(1));
   process.stdout.write(`${JSON.stringify(result)}\n`);
   process.exit(exitCode);
+}
+
+/** An error's first line and, for a Playwright timeout, the end of its call log: what it was waiting on. */
+export function stoppedAt(message) {
+  const [first, ...rest] = message.replace(/\x1b\[\d+m/g, '').split('\n');
+  const callLog = rest.slice(rest.findIndex((line) => line.trim() === 'Call log:') + 1);
+  const waits = (rest.some((line) => line.trim() === 'Call log:') ? callLog : [])
+    .map((line) => line.trim().replace(/^- /, ''))
+    .filter((line) => line && !/^(waiting \d+ms|retrying \w+ action)$/.test(line));
+  return waits.length ? `${first} (${waits.slice(-2).join(': ')})` : first;
 }
 
 /** Evaluates `read(arg)` in the page every `everyMs` until `until(value)` or `timeoutMs`: `{ value, ok }`. */

@@ -75,6 +75,33 @@ async function saveAndWait(page, save, until, timeoutMs) {
   return { seconds: Number(((Date.now() - before) / 1000).toFixed(2)), seen: seen.value, ok: seen.ok };
 }
 
+/**
+ * Clicks `selector` in the graph viewer, its tab brought to the front first: the URL's own open of the editor can come
+ * after the viewer drew and take the front, hiding it (a 30 s click timeout in CI). Each time the front was taken is
+ * counted in `result.front_retaken`.
+ */
+async function clickInViewer(page, graphId, selector, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const inFront = await page.evaluate((id) => {
+      const shell = window.jupyterapp.shell;
+      if (shell.currentWidget?.id === id) return true;
+      shell.activateById(id);
+      return false;
+    }, graphId);
+    if (!inFront) {
+      result.front_retaken = (result.front_retaken ?? 0) + 1;
+      log(`the graph tab was not in front before a click on ${selector}: brought back`);
+    }
+    try {
+      await page.locator(selector).first().click({ timeout: Math.max(1000, Math.min(5000, deadline - Date.now())) });
+      return;
+    } catch (err) {
+      if (err.name !== 'TimeoutError' || Date.now() >= deadline) throw err;
+    }
+  }
+}
+
 const brief = (v) => v && Object.fromEntries(Object.entries(v).filter(([key]) => key !== 'svg_text'));
 
 async function run(page) {
@@ -115,7 +142,7 @@ async function run(page) {
   log(`opened in ${result.open_to_graph_s} s at ${result.opened.zoom_text}`);
   result.screenshot_opened = await shot(page, cfg.screenshots.opened);
 
-  await page.locator('.rlwb-graph g.cluster[id="component-dqn/policy"] > text').first().click();
+  await clickInViewer(page, graphId, '.rlwb-graph g.cluster[id="component-dqn/policy"] > text', t.render);
   const details = await poll(page, viewer, (v) => v.details.includes('dqn/policy'), t.render);
   result.graph_details = details.value.details;
   mark('graph_viewed');
@@ -138,16 +165,16 @@ async function run(page) {
   writeFileSync(cfg.config_on_disk, cfg.fixed_text);
   await page.waitForTimeout(1500);
   result.before_reload = brief(await page.evaluate(viewer));
-  const reloaded = await saveAndWait(page, () => page.locator('.rlwb-graph .rlwb-reload').click(),
+  const reloaded = await saveAndWait(page, () => clickInViewer(page, graphId, '.rlwb-graph .rlwb-reload', t.render),
     (v) => v.svg_text.includes(cfg.markers.fixed) && v.state === 'drawn', t.redraw);
   result.reloaded = { seconds: reloaded.seconds, ok: reloaded.ok, seen: brief(reloaded.seen) };
 
   // Zoom controls: + steps up by 25 %, Fit shows the whole drawing, a click on the % goes back.
-  await page.locator('.rlwb-graph .rlwb-zoom-in').click();
+  await clickInViewer(page, graphId, '.rlwb-graph .rlwb-zoom-in', t.render);
   result.zoomed_in = brief(await page.evaluate(viewer));
-  await page.locator('.rlwb-graph .rlwb-zoom-fit').click();
+  await clickInViewer(page, graphId, '.rlwb-graph .rlwb-zoom-fit', t.render);
   result.fitted = brief(await page.evaluate(viewer));
-  await page.locator('.rlwb-graph .rlwb-zoom-level').click();
+  await clickInViewer(page, graphId, '.rlwb-graph .rlwb-zoom-level', t.render);
   result.back = brief(await page.evaluate(viewer));
   mark('done');
 }
