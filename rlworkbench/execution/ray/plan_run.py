@@ -79,8 +79,8 @@ def check_cpus(settings: Mapping[str, Any], resources: Mapping[str, float]) -> N
                       f"{settings['sampler_cpus']:g} = {samplers:g}")
 
 #: columns of the updates table that count since the run began: a resumed run goes on from the earlier part's
-RUN_COUNTS = ("sampler_restarts", "shard_restarts", "replay_lost", "priorities_dropped", "learner_restarts",
-              "learner_updates_lost")
+RUN_COUNTS = ("sampler_restarts", "spares_adopted", "spares_lost", "shard_restarts", "replay_lost",
+              "priorities_dropped", "learner_restarts", "learner_updates_lost")
 WORKER_COLUMNS = ("worker", "env_steps", "env_steps_per_s", "episodes", "recent_return", "restarts", "weights_behind",
                   "last_error")
 
@@ -260,8 +260,10 @@ class PlanRun:
         return row
 
     def health(self) -> dict[str, float]:
-        """More columns of the updates table (plans with replay: replay size, shard restarts, items lost)."""
-        return {} if self.replay is None else self.replay.health()
+        """More columns of the updates table: with spare samplers, the restarts they served and the spares lost;
+        plans with replay: replay size, shard restarts, items lost."""
+        samplers = {} if self.samplers is None else self.samplers.health()
+        return samplers if self.replay is None else {**samplers, **self.replay.health()}
 
     def workers(self) -> pd.DataFrame:
         """One row per sampler: ``worker, env_steps, env_steps_per_s, episodes, recent_return`` (of its last 20

@@ -59,6 +59,7 @@ def test_a_killed_sampler_is_replaced_with_the_current_weights(run):
     (failed,) = run.samplers.manager.errors
     assert failed.index == 1 and isinstance(failed.error, ray.exceptions.RayActorError)
     assert run.updates["rollout_steps"].tolist() == [64.0, 64.0]  # the replaced worker's rollout sampled again
+    assert "spares_adopted" not in run.updates.columns  # no spare samplers: no spare columns
     assert run.workers()["last_error"][1] == "ActorDiedError: The actor died unexpectedly before finishing this task."
     assert_samplers_hold_the_learner_weights(run)
 
@@ -76,6 +77,8 @@ def test_a_spare_sampler_takes_a_killed_ones_place_with_its_index_and_the_curren
         assert ppo.restarts == [0, 1] and manager.adopted == 1
         assert manager.actor(1)._actor_id == spare._actor_id and len(manager.spares) == 1
         assert ppo.updates["rollout_steps"].tolist() == [64.0, 64.0]
+        assert ppo.updates["spares_adopted"].tolist() == [0.0, 1.0]  # the run's counts, in the updates table
+        assert ppo.updates["spares_lost"].tolist() == [0.0, 0.0]
         ppo.step()
         assert (ppo.workers()["env_steps"] == [96, 96]).all()  # the spare reports as sampler 1
         assert_samplers_hold_the_learner_weights(ppo)
