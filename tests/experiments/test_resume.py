@@ -94,12 +94,16 @@ def test_a_trial_checkpoint_half_deleted_gives_way_to_the_newest_whole_one_befor
         return folder
 
     first, second, named, newer = (checkpoint(number) for number in (1, 2, 3, 4))
-    assert whole_checkpoint(named, seeds=[0, 1]) == named
+    assert whole_checkpoint(named, seeds=[0, 1]) == (named, "t0", {}, 300)  # the folder and its trial.json
     (named / TRIAL_FILE).unlink()  # Tune's rmtree got that far
-    assert whole_checkpoint(named, seeds=[0, 1]) == second
+    assert whole_checkpoint(named, seeds=[0, 1]).folder == second
     (second / "seed_1" / "agent.json").unlink()  # a seed's checkpoint half gone
-    assert whole_checkpoint(named, seeds=[0, 1]) == first
-    assert whole_checkpoint(second, seeds=[0]) == second  # (seed 1 is not this plan's)
+    assert whole_checkpoint(named, seeds=[0, 1]).folder == first
+    assert whole_checkpoint(second, seeds=[0]).folder == second  # (seed 1 is not this plan's)
+    for written in ('{"trial": "t0", "params": {}}', '{"trial": "t0", "params": {}, "timesteps": "300"}', "[]",
+                    '{"trial": 0, "params": {}, "timesteps": 300}', '{"trial": "t0", "params": {}, "timesteps": -1}'):
+        (second / TRIAL_FILE).write_text(written)  # parses, but says no checkpoint: the one before it
+        assert whole_checkpoint(second, seeds=[0]).folder == first, written
     for weights in (first / "seed_0").glob("*.npz"):
         weights.write_bytes(weights.read_bytes()[:20])  # a corrupted one verifies no more
     with pytest.raises(CheckpointError) as error:

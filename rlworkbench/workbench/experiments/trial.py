@@ -25,7 +25,7 @@ import os
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from ray import tune
@@ -42,7 +42,31 @@ from rlworkbench.workbench.targets.pacing import Pacer
 TRIAL_FILE = "trial.json"  #: in a trial checkpoint: whose it is, its params, the env steps it holds
 
 
-def whole_checkpoint(named: Path, seeds: Sequence[int]) -> Path:
+class TrialCheckpoint(NamedTuple):
+    """A whole trial checkpoint: its folder and what its ``trial.json`` says."""
+
+    folder: Path
+    trial: str  #: the trial that wrote it
+    params: dict[str, Any]
+    timesteps: int  #: env steps each seed's run holds
+
+
+def read_trial_file(folder: Path) -> TrialCheckpoint | None:
+    """``folder``'s ``trial.json`` with its three keys of the right types, or None (missing, cut short, other)."""
+    try:
+        about = json.loads((folder / TRIAL_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(about, dict):
+        return None
+    trial, params, timesteps = about.get("trial"), about.get("params"), about.get("timesteps")
+    if not (isinstance(trial, str) and isinstance(params, dict) and isinstance(timesteps, int)
+            and not isinstance(timesteps, bool) and timesteps >= 0):
+        return None
+    return TrialCheckpoint(folder, trial, params, timesteps)
+
+
+def whole_checkpoint(named: Path, seeds: Sequence[int]) -> TrialCheckpoint:
     """``named`` (a trial checkpoint Tune restores) if it is whole — its ``trial.json`` reads and every seed's resume
     point verifies — else the newest whole one of the older ``checkpoint_*`` beside it. A resumed experiment restores
     the checkpoint Tune's saved state names, and that state lags the reports: Tune may have been deleting that
@@ -51,15 +75,12 @@ def whole_checkpoint(named: Path, seeds: Sequence[int]) -> Path:
     older = sorted((path for path in named.parent.glob("checkpoint_*") if path.is_dir() and path.name < named.name),
                    reverse=True)
     for folder in [named, *older]:
-        try:
-            json.loads((folder / TRIAL_FILE).read_text())
-        except (OSError, ValueError):
-            continue
-        if all(is_complete(folder / f"seed_{seed}") for seed in seeds):
-            return folder
+        about = read_trial_file(folder)
+        if about is not None and all(is_complete(folder / f"seed_{seed}") for seed in seeds):
+            return about
     raise CheckpointError("the trial checkpoint to restore is not whole, nor is any before it", argument="checkpoint",
-                          expected=f"{TRIAL_FILE} and a complete seed_<s> folder for seeds {list(seeds)}",
-                          got=str(named))
+                          expected=f"{TRIAL_FILE} ({{trial: str, params: dict, timesteps: int >= 0}}) and a complete "
+                          f"seed_<s> folder for seeds {list(seeds)}", got=str(named))
 
 
 def run_id(plan: ExperimentPlan, trial_id: str, seed: int) -> str:
@@ -146,19 +167,18 @@ class TrialTrainable(tune.Trainable):
         """Keeps the checkpoint in the trial's own run directories (Tune may delete its copy) and makes the runs
         go on from it at the next step: this trial's own (a resume) or another's (PBT's exploit). A checkpoint
         that is no longer whole gives way to the newest whole one before it (see :func:`whole_checkpoint`)."""
-        folder = whole_checkpoint(Path(checkpoint_dir), self.plan.seeds)
-        about = json.loads((folder / TRIAL_FILE).read_text())
+        about = whole_checkpoint(Path(checkpoint_dir), self.plan.seeds)
         if self.runs:  # restored while running: the runs start again from the checkpoint
             self._stop_runs()
-        origin = "resume" if about["trial"] == self.trial_id else f"exploit-{about['trial']}"
+        origin = "resume" if about.trial == self.trial_id else f"exploit-{about.trial}"
         for seed in self.plan.seeds:
-            kept = self.plan.run_dir(self.trial_id, seed) / "checkpoints" / f"{origin}-{about['timesteps']}"
-            shutil.copytree(folder / f"seed_{seed}", kept, dirs_exist_ok=True)
+            kept = self.plan.run_dir(self.trial_id, seed) / "checkpoints" / f"{origin}-{about.timesteps}"
+            shutil.copytree(about.folder / f"seed_{seed}", kept, dirs_exist_ok=True)
             self.resume_points[seed] = kept
-        self.milestone = int(about["timesteps"])
+        self.milestone = about.timesteps
         if origin != "resume":
             with (self.plan.trial_dir(self.trial_id) / "lineage.jsonl").open("a") as lineage:
-                lineage.write(json.dumps({"timesteps": self.milestone, "weights_from": about["trial"],
+                lineage.write(json.dumps({"timesteps": self.milestone, "weights_from": about.trial,
                                           "params": self.params}) + "\n")
 
     def cleanup(self) -> None:
