@@ -50,8 +50,10 @@ def test_impala_learns_one_fragment_per_update_from_a_bounded_queue(ray_session,
         workers = impala.workers()
         # a sampler's first fragment was asked for when it was made, and a slow start can run it many updates later
         # on the initial weights (Ray runs the weights sent meanwhile after it); from its second on, it acts with
-        # weights handed to it as its last fragment came in
-        settled = workers["env_steps"] > 20
+        # weights handed to it as its last fragment came in. A late sampler's second fragment can still come from
+        # its start-up (imports, the first compiled calls) while its twins feed ~100 updates (CI, stop 41): its
+        # third on come at its twins' pace
+        settled = workers["env_steps"] > 40
         assert workers["episodes"].sum() > 0 and workers["weights_behind"][settled].max() < 20
         asked = [steps > 0 or impala.samplers.in_flight(index) for index, steps in enumerate(workers["env_steps"])]
         assert all(asked)  # 3 samplers, a queue of 2: all are asked in turn (the last may still be starting)
