@@ -218,10 +218,12 @@ class PlanRun:
         # the replay ratio counts the earlier part's updates too, or a resumed learner would owe them all again
         self.first_update = int(self.agent.updates) - self.book.num_updates
         self._elapsed_before = float(progress.wall_time)
-        if len(progress.updates):
-            last = progress.updates.iloc[-1]
-            self._counted_before = {key: float(last[key]) for key in RUN_COUNTS
-                                    if key in last.index and np.isfinite(last[key])}
+        self._counted_before = {}  # each count's last value: a part that had no such column (no spares) skips it
+        for key in RUN_COUNTS:
+            if key in progress.updates.columns:
+                counted = progress.updates[key].to_numpy(dtype=float)
+                if len(counted := counted[np.isfinite(counted)]):
+                    self._counted_before[key] = float(counted[-1])
         if self.log is not None:
             self.log.restart_at(self.timesteps)  # TensorBoard forgets what a killed part wrote past the checkpoint
 

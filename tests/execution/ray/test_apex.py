@@ -277,19 +277,24 @@ def test_a_checkpoint_with_save_replay_puts_every_shards_records_and_priorities_
 
 def test_a_resumed_run_counts_restarts_and_losses_on_from_its_earlier_part(ray_session):
     """Restarts and records lost are the run's, not its driver's: a resumed part adds to the counts its checkpoint
-    ended with (they read zero again after a driver was killed and resumed)."""
+    ended with (they read zero again after a driver was killed and resumed). A count an earlier part did not keep
+    (it ran without spare samplers) goes on from the last part that did."""
     from rlworkbench.execution.metrics import EPISODE_COLUMNS
     from rlworkbench.execution.progress import Progress
 
-    apex = make_apex(workers=1, shards=1)
+    apex = make_apex(workers=1, shards=1, spare_samplers=1)
     try:
-        earlier = pd.DataFrame([{"update": 0, "timesteps_total": 300, "wall_time": 2.0, "loss": 0.5,
-                                 "sampler_restarts": 3.0, "shard_restarts": 1.0, "replay_lost": 120.0}])
-        apex.restore_progress(Progress(300, 2.0, pd.DataFrame(columns=list(EPISODE_COLUMNS)), earlier))
-        apex.train(900)
-        later = apex.updates.iloc[1:]
-        assert len(later) > 0 and later["update"].tolist() == list(range(1, len(later) + 1))
+        counts = {"sampler_restarts": 3.0, "shard_restarts": 1.0, "replay_lost": 120.0}
+        earlier = pd.DataFrame([{"update": 0, "timesteps_total": 300, "wall_time": 2.0, "loss": 0.5, **counts,
+                                 "spares_adopted": 2.0},  # a part with a spare sampler
+                                {"update": 1, "timesteps_total": 400, "wall_time": 3.0, "loss": 0.4, **counts,
+                                 "spares_adopted": np.nan}])  # then one without
+        apex.restore_progress(Progress(400, 3.0, pd.DataFrame(columns=list(EPISODE_COLUMNS)), earlier))
+        apex.train(1000)
+        later = apex.updates.iloc[2:]
+        assert len(later) > 0 and later["update"].tolist() == list(range(2, len(later) + 2))
         assert (later["sampler_restarts"] == 3.0).all() and (later["shard_restarts"] == 1.0).all()
-        assert (later["replay_lost"] == 120.0).all()
+        assert (later["replay_lost"] == 120.0).all() and (later["spares_adopted"] == 2.0).all()
+        assert (later["spares_lost"] == 0.0).all()  # never counted before: from zero
     finally:
         apex.close()

@@ -31,7 +31,7 @@ class Rollouts:
         self._next = self._spares_made = 0
         workers, max_restarts, spares = (int(cast("int", run.settings[name]))
                                          for name in ("workers", "max_restarts", "spare_samplers"))
-        self.spares = spares
+        self.spare_samplers = spares
         for index in range(workers):
             run.meter.node(sampler_node(index), "sampler")
         self.manager = ActorManager(self._make, workers, max_in_flight=in_flight, max_restarts=max_restarts,
@@ -78,7 +78,7 @@ class Rollouts:
 
     def health(self) -> dict[str, float]:
         """Columns of the updates table, with ``spare_samplers``: restarts a spare served, spares found dead."""
-        if not self.spares:
+        if not self.spare_samplers:
             return {}
         return {"spares_adopted": float(self.manager.adopted), "spares_lost": float(self.manager.spares_lost)}
 
