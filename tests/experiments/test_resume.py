@@ -101,7 +101,10 @@ def test_a_trial_checkpoint_half_deleted_gives_way_to_the_newest_whole_one_befor
     assert whole_checkpoint(named, seeds=[0, 1]).folder == first
     assert whole_checkpoint(second, seeds=[0]).folder == second  # (seed 1 is not this plan's)
     for written in ('{"trial": "t0", "params": {}}', '{"trial": "t0", "params": {}, "timesteps": "300"}', "[]",
-                    '{"trial": 0, "params": {}, "timesteps": 300}', '{"trial": "t0", "params": {}, "timesteps": -1}'):
+                    '{"trial": 0, "params": {}, "timesteps": 300}', '{"trial": "t0", "params": {}, "timesteps": -1}',
+                    '{"trial": "t0", "params": [], "timesteps": 300}',
+                    '{"trial": "t0", "params": {}, "timesteps": true}',
+                    '{"trial": "t0", "params": {}, "timesteps": 300.5}'):
         (second / TRIAL_FILE).write_text(written)  # parses, but says no checkpoint: the one before it
         assert whole_checkpoint(second, seeds=[0]).folder == first, written
     for weights in (first / "seed_0").glob("*.npz"):

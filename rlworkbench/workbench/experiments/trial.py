@@ -67,8 +67,9 @@ def read_trial_file(folder: Path) -> TrialCheckpoint | None:
 
 
 def whole_checkpoint(named: Path, seeds: Sequence[int]) -> TrialCheckpoint:
-    """``named`` (a trial checkpoint Tune restores) if it is whole — its ``trial.json`` reads and every seed's resume
-    point verifies — else the newest whole one of the older ``checkpoint_*`` beside it. A resumed experiment restores
+    """``named`` (a trial checkpoint Tune restores) if it is whole — its ``trial.json`` reads, with ``trial``,
+    ``params`` and ``timesteps`` of their types, and every seed's resume point verifies — else the newest whole one of
+    the older ``checkpoint_*`` beside it, as a :class:`TrialCheckpoint`. A resumed experiment restores
     the checkpoint Tune's saved state names, and that state lags the reports: Tune may have been deleting that
     checkpoint (an old one, past those it keeps) when the driver died. A CheckpointError naming ``named`` if no
     checkpoint is whole."""
