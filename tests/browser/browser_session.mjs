@@ -32,11 +32,11 @@ export async function drivePage(cfg, result, started, run, after) {
 
 /** An error's first line and, for a Playwright timeout, the end of its call log: what it was waiting on. */
 export function stoppedAt(message) {
-  const [first, ...rest] = message.replace(/\x1b\[\d+m/g, '').split('\n');
-  const callLog = rest.slice(rest.findIndex((line) => line.trim() === 'Call log:') + 1);
-  const waits = (rest.some((line) => line.trim() === 'Call log:') ? callLog : [])
-    .map((line) => line.trim().replace(/^- /, ''))
-    .filter((line) => line && !/^(waiting \d+ms|retrying \w+ action)$/.test(line));
+  const [first, ...rest] = String(message ?? '').replace(/\x1b\[[\d;]*m/g, '').split('\n');
+  const logAt = rest.findIndex((line) => line.trim() === 'Call log:');
+  if (logAt < 0) return first;
+  const waits = rest.slice(logAt + 1).map((line) => line.trim().replace(/^- /, ''))
+    .filter((line) => line && !/^(\d+ × )?(waiting \d+ms|retrying .+ action)$/.test(line));
   return waits.length ? `${first} (${waits.slice(-2).join(': ')})` : first;
 }
 

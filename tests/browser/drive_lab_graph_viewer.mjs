@@ -76,23 +76,27 @@ async function saveAndWait(page, save, until, timeoutMs) {
 }
 
 /**
- * Clicks `selector` in the graph viewer, its tab brought to the front first: the URL's own open of the editor can come
- * after the viewer drew and take the front, hiding it (a 30 s click timeout in CI). Each time the front was taken is
- * counted in `result.front_retaken`.
+ * Brings the graph viewer's tab to the front if it is hidden: the URL's own open of the editor can come after the
+ * viewer drew and take the front (a 30 s click timeout in CI). Each time is counted in `result.front_retaken`.
  */
+async function viewerToFront(page, graphId, why) {
+  const visible = await page.evaluate((id) => {
+    const shell = window.jupyterapp.shell;
+    if ([...shell.widgets('main')].find((w) => w.id === id)?.isVisible) return true;
+    shell.activateById(id);
+    return false;
+  }, graphId);
+  if (!visible) {
+    result.front_retaken = (result.front_retaken ?? 0) + 1;
+    log(`the graph tab was hidden before ${why}: brought back`);
+  }
+}
+
+/** Clicks `selector` in the graph viewer, its tab brought to the front first (and again if it is taken meanwhile). */
 async function clickInViewer(page, graphId, selector, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const inFront = await page.evaluate((id) => {
-      const shell = window.jupyterapp.shell;
-      if (shell.currentWidget?.id === id) return true;
-      shell.activateById(id);
-      return false;
-    }, graphId);
-    if (!inFront) {
-      result.front_retaken = (result.front_retaken ?? 0) + 1;
-      log(`the graph tab was not in front before a click on ${selector}: brought back`);
-    }
+    await viewerToFront(page, graphId, `a click on ${selector}`);
     try {
       await page.locator(selector).first().click({ timeout: Math.max(1000, Math.min(5000, deadline - Date.now())) });
       return;
@@ -165,6 +169,8 @@ async function run(page) {
   writeFileSync(cfg.config_on_disk, cfg.fixed_text);
   await page.waitForTimeout(1500);
   result.before_reload = brief(await page.evaluate(viewer));
+  await viewerToFront(page, graphId, 'Reload'); // before the clock starts: the redraw is timed, not the tab's return
+  await page.locator('.rlwb-graph .rlwb-reload').waitFor({ state: 'visible', timeout: t.render });
   const reloaded = await saveAndWait(page, () => clickInViewer(page, graphId, '.rlwb-graph .rlwb-reload', t.render),
     (v) => v.svg_text.includes(cfg.markers.fixed) && v.state === 'drawn', t.redraw);
   result.reloaded = { seconds: reloaded.seconds, ok: reloaded.ok, seen: brief(reloaded.seen) };

@@ -30,3 +30,36 @@ def test_driver_reports_what_is_missing(jupyter_lab, drive_notebook):
     assert "no 'dropdown' widget view rendered" in problems
     assert "no 'button' widget view" not in problems
     assert "did not change the outputs" in problems
+
+
+# A Playwright click timeout as the graph viewer's driver got it in CI, its tab hidden behind the editor's (\u00d7 is
+# Playwright's sign for a count of retries)
+CLICK_TIMEOUT = (
+    "locator.click: Timeout 30000ms exceeded.\nCall log:\n"
+    "\x1b[2m  - waiting for locator('.rlwb-graph g.cluster[id=\"component-dqn/policy\"] > text').first()\x1b[22m\n"
+    "\x1b[2m    - locator resolved to <text x=\"1072.5\" y=\"-983.32\">policy (Policy)</text>\x1b[22m\n"
+    "\x1b[2m  - attempting click action\x1b[22m\n"
+    "\x1b[2m    2 \u00d7 waiting for element to be visible, enabled and stable\x1b[22m\n"
+    "\x1b[2m      - element is not visible\x1b[22m\n\x1b[2m    - retrying click action\x1b[22m\n"
+    "\x1b[2m    - waiting 20ms\x1b[22m\n"
+    "\x1b[2m    56 \u00d7 waiting for element to be visible, enabled and stable\x1b[22m\n"
+    "\x1b[2m       - element is not visible\x1b[22m\n\x1b[2m     - retrying click action\x1b[22m\n"
+    "\x1b[2m       - waiting 500ms\x1b[22m\n")
+
+
+@pytest.mark.browser
+def test_a_stopped_driver_says_what_playwright_was_waiting_on(browser_tools):
+    import json
+    import subprocess
+    from pathlib import Path
+
+    session = Path(__file__).with_name("browser_session.mjs").as_uri()
+    script = (f"import {{ stoppedAt }} from '{session}';\n"
+              "const messages = JSON.parse(process.argv[1]);\n"
+              "process.stdout.write(JSON.stringify(messages.map(stoppedAt)));\n")
+    messages = [CLICK_TIMEOUT, "the graph viewer did not draw: {}", "two lines\nno call log", None]
+    done = subprocess.run([browser_tools.node, "--input-type=module", "-e", script, json.dumps(messages)],
+                          capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(done.stdout) == [
+        "locator.click: Timeout 30000ms exceeded. (56 \u00d7 waiting for element to be visible, enabled and stable: "
+        "element is not visible)", "the graph viewer did not draw: {}", "two lines", ""]
