@@ -195,7 +195,8 @@ class LiveView:
     def refresh(self) -> None:
         """Reads a snapshot and updates the bar, the status line and (when the tables grew) the plot."""
         with self._lock:
-            snapshot, state, error = self.run.snapshot(), self.run.state, self.run.error
+            state, error = self.run.state, self.run.error  # before the snapshot: a finished state has final numbers
+            snapshot = self.run.snapshot()
             self.progress.max = max(1, self.run.total_timesteps)
             self.progress.value = min(snapshot.timesteps, self.progress.max)
             self.progress.bar_style = BAR_STYLES.get(state, "")

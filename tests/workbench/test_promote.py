@@ -187,9 +187,9 @@ def test_the_widget_image_changes_while_the_run_goes(tmp_path):
         time.sleep(0.05)
     assert len(images) >= 2 and all(image.startswith(PNG) for image in images)  # refreshed by its own thread
     run.wait(timeout=60)
-    wait_until(lambda: view.progress.bar_style == "success", 10, "the final refresh")
-    assert view.progress.value == view.progress.max == 3000
-    assert "finished · 3,000 / 3,000 steps" in view.label.value
+    # the status line is written after the bar: once it reads finished, the bar is final too
+    wait_until(lambda: "finished · 3,000 / 3,000 steps" in view.label.value, 10, "the final refresh")
+    assert view.progress.bar_style == "success" and view.progress.value == view.progress.max == 3000
 
 
 def test_plot_draws_returns_with_their_mean_and_the_losses(finished_run):
