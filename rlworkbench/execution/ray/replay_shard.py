@@ -48,6 +48,7 @@ class ReplayShard:
                               api_methods=["insert_records_with_priorities", "get_records", "update_records",
                                            "get_size"])
         self.added = 0
+        self.refused = 0  # records sent but not added (refused priorities): they arrived, and are not held
         if backend == "torch":  # its first insert would load the compiled sum tree (~1 s): not with records queued
             from rlworkbench.core.sum_tree_kernels import warm_up
 
@@ -56,7 +57,11 @@ class ReplayShard:
     def add(self, transitions: Transitions) -> int:
         """Appends prioritised transitions (priorities finite and > 0, else a SpaceError and nothing is added);
         returns how many records were added so far."""
-        self.executor.api.insert_records_with_priorities(transitions.records, transitions.priorities)
+        try:
+            self.executor.api.insert_records_with_priorities(transitions.records, transitions.priorities)
+        except Exception:
+            self.refused += len(transitions)
+            raise
         self.added += len(transitions)
         return self.added
 
@@ -74,6 +79,11 @@ class ReplayShard:
 
     def size(self) -> int:
         return int(self.executor.api.get_size())
+
+    def received(self) -> int:
+        """The records that arrived so far, added or refused (a checkpoint's restored count included): what a
+        learner compares with what the samplers reported sending."""
+        return self.added + self.refused
 
     def state(self) -> tuple[dict[str, np.ndarray], int]:
         """Every variable of the memory (records, priority trees, position, size) and the records added: what

@@ -243,20 +243,50 @@ def test_apex_on_two_workers_solves_cartpole(ray_session):
         apex.close()
 
 
+def saved_shard(folder, index: int) -> dict[str, np.ndarray]:
+    with np.load(folder / "replay" / f"shard_{index}.npz", allow_pickle=False) as arrays:
+        return {name: arrays[name] for name in arrays.files}
+
+
+def memory_size(variables: dict[str, np.ndarray]) -> int:
+    return int(next(value for name, value in variables.items() if name.rsplit("/", 1)[-1] == "size"))
+
+
 def test_a_checkpoint_with_save_replay_puts_every_shards_records_and_priorities_back(ray_session, tmp_path):
+    """What the checkpoint wrote is what a new run's shards hold after restore_state. The checkpoint holds every
+    record the samplers reported: a report reaches the learner before its shard adds the records (here 20 of them
+    arrive 2 s late), and the save waits for them."""
+    import threading
+
     from rlworkbench.errors import CheckpointError
+    from rlworkbench.execution.ray.flow_types import EpisodeEnds, SampleReport, Transitions
 
     run = make_apex(save_replay=True, workers=1)
     try:
         run.train(800)
+        shard = run.replay.actor(1)
+        records, _, _ = ray.get(shard.sample.remote(20))
+        late = threading.Timer(2.0, lambda: shard.add.remote(Transitions(records, np.ones(20, np.float32))))
+        late.start()
+        run.replay.stored(SampleReport(0, 0, 0, EpisodeEnds(), records=20, shard=1))  # the report came first
         run.save_state(tmp_path)
-        saved = [ray.get(run.replay.actor(index).state.remote())[0] for index in range(2)]
-        sizes = [ray.get(run.replay.actor(index).size.remote()) for index in range(2)]
+        late.join()
+        before = list(run.replay.sent)  # a checkpoint does not wait twice for a send lost with its sampler
+        run.replay.stored(SampleReport(0, 0, 0, EpisodeEnds(), records=1000, shard=0))
+        with pytest.raises(ray.exceptions.RayTaskError, match="priorit"):  # refused: it arrived, and is not held
+            ray.get(shard.add.remote(Transitions(records, np.full(20, np.nan, np.float32))))
+        run.replay.stored(SampleReport(0, 0, 0, EpisodeEnds(), records=20, shard=1))
+        assert not run.replay.await_reported(0.5)
+        assert before[0] <= run.replay.sent[0] < before[0] + 1000 and run.replay.sent[1] == before[1] + 20
     finally:
         run.close()
     about = json.loads((tmp_path / "replay" / "shards.json").read_text())
     written = sum((tmp_path / "replay" / f"shard_{index}.npz").stat().st_size for index in range(2))
-    assert min(sizes) > 0 and about["bytes"] == written and about["shards"] == 2  # its size, stated
+    assert about["bytes"] == written and about["shards"] == 2  # its size, stated
+    assert all(added >= sent for added, sent in zip(about["added"], about["sent"])), about  # the late 20 too
+    saved = [saved_shard(tmp_path, index) for index in range(2)]
+    sizes = [memory_size(variables) for variables in saved]
+    assert min(sizes) > 0, sizes
     again = make_apex(workers=1)  # a new run: its shards start empty until the checkpoint's replay is put back
     try:
         assert [ray.get(again.replay.actor(i).size.remote()) for i in range(2)] == [0, 0]

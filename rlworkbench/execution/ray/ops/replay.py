@@ -10,6 +10,7 @@ lost. Its row in :meth:`Replay.table` says how full each shard is, as counted fr
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any, cast
 
@@ -25,6 +26,7 @@ from rlworkbench.execution.ray.replay_shard import ReplayShard, transition_space
 
 SHARD_COLUMNS = ("shard", "records", "capacity", "fill", "restarts", "lost")
 SLOW_ANSWER_S = 10.0  # a shard's sample takes milliseconds: a request this old means a shard is not answering
+RECEIVE_WAIT_S = 10.0  # how long a checkpoint waits for records a sampler reported but its shard has not yet added
 
 
 def shard_node(index: int) -> str:
@@ -140,11 +142,13 @@ class Replay:
     # ----- checkpoints ------------------------------------------------------------------------------------------
     def save(self, directory: Path) -> int:
         """Every shard's records and priorities into ``<directory>/replay`` (arrays as ``.npz``, never pickled);
-        returns the bytes written."""
+        returns the bytes written. It first waits (up to :data:`RECEIVE_WAIT_S`) for the records the samplers
+        reported sending: a report reaches the learner before its shard adds them."""
         import ray
 
         folder = Path(directory) / "replay"
         folder.mkdir(parents=True, exist_ok=True)
+        self.await_reported(RECEIVE_WAIT_S)
         states = ray.get([self.manager.actor(index).state.remote() for index in range(len(self.manager))])
         total = 0
         for index, (variables, _added) in enumerate(states):
@@ -154,6 +158,24 @@ class Replay:
             "shards": len(states), "capacity": self.capacity, "added": [added for _, added in states],
             "sent": self.sent, "bytes": total}))
         return total
+
+    def await_reported(self, timeout: float) -> bool:
+        """Waits until every shard has received as many records as the samplers reported sending it; False if that
+        took over ``timeout`` seconds. Records still missing then are taken as lost (a send dies with its
+        sampler): the shard's count drops to what it received, so the next checkpoint does not wait for them."""
+        import ray
+
+        deadline = time.monotonic() + timeout
+        while True:
+            asked = [self.manager.actor(index).received.remote() for index in range(len(self.manager))]
+            answered, _ = ray.wait(asked, num_returns=len(asked), timeout=max(deadline - time.monotonic(), 1.0))
+            received = [ray.get(ref) if ref in answered else None for ref in asked]
+            if all(count is not None and count >= sent for count, sent in zip(received, self.sent)):
+                return True
+            if time.monotonic() >= deadline:
+                self.sent = [sent if count is None else min(sent, count) for count, sent in zip(received, self.sent)]
+                return False
+            time.sleep(0.05)
 
     def restore(self, directory: Path) -> bool:
         """Puts back the shards a checkpoint saved (False if it saved none); a CheckpointError if its shards are
@@ -174,7 +196,8 @@ class Replay:
                 variables = {name: arrays[name] for name in arrays.files}
             pending.append(self.manager.actor(index).load_state.remote(variables, about["added"][index]))
         ray.get(pending)
-        self.sent = [int(count) for count in about["sent"]]
+        # what the shards hold now: a checkpoint whose wait ran out holds fewer than its samplers reported
+        self.sent = [min(int(sent), int(added)) for sent, added in zip(about["sent"], about["added"])]
         return True
 
     # ----- actors -----------------------------------------------------------------------------------------------
