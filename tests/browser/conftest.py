@@ -105,6 +105,11 @@ class JupyterLab:
         """The notebook in its own (empty) workspace, so layouts of earlier runs are not restored."""
         return f"{self.base_url}/lab/workspaces/{workspace}/tree/{relative_path}?token={self.token}"
 
+    def workspace_url(self, workspace: str) -> str:
+        """The lab in its own (empty) workspace with nothing opened by the URL: for a driver that opens its files
+        itself (the URL's own open can land after the driver's tabs and take the front)."""
+        return f"{self.base_url}/lab/workspaces/{workspace}?token={self.token}"
+
     def write_notebook(self, relative_path: str, sources: list[str]) -> str:
         """A notebook of code cells (``sources``, on the python3 kernel) at ``relative_path`` under the root."""
         import nbformat

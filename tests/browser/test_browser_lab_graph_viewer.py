@@ -37,7 +37,7 @@ def test_graph_viewer(jupyter_lab, run_driver, installed_extension):
     on_disk.parent.mkdir(exist_ok=True)
     on_disk.write_text(config_text())
     config = {
-        "url": jupyter_lab.lab_url(config_file, "lab-graph-viewer"), "config_file": config_file,
+        "url": jupyter_lab.workspace_url("lab-graph-viewer"), "config_file": config_file,
         "config_on_disk": str(on_disk), "edited_text": config_text(capacity=777),
         "invalid_text": config_text(capacity=777, batch_size=0), "fixed_text": config_text(capacity=555),
         "markers": {"edited": "[0,778)", "fixed": "[0,556)"},
@@ -55,6 +55,7 @@ def test_graph_viewer(jupyter_lab, run_driver, installed_extension):
     assert "Component graph" in result["factories"], report  # offered under Open With for .json
 
     opened = result["opened"]  # legible at first sight: labels >= 9 px on screen, the zoom % shown
+    assert opened["in_front"], report  # measured on screen: a hidden tab's labels have no size
     assert opened["label_height_min"] >= LEGIBLE_PX and opened["label_font_min_px"] >= LEGIBLE_PX - 0.01, report
     assert opened["labels_in_view"] >= 5, report
     assert opened["zoom_text"] == f"{math.floor(opened['scale'] * 100 + 0.5)} %", report  # as Math.round does
