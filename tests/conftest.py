@@ -1,4 +1,5 @@
-"""Suite-wide settings: quiet third-party noise, the `slow` marker's opt-in, and the shared Ray sessions."""
+"""Suite-wide settings: quiet third-party noise, the `slow` marker's opt-in, the `solo` marker, and the shared Ray
+sessions."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ import os
 import tempfile
 
 import pytest
+from suite_parts import is_solo
+
+pytest_plugins = ("fuzz_tally",)
 
 os.environ.setdefault("RAY_AUTH_MODE", "disabled")
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
@@ -15,7 +19,11 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("RLWORKBENCH_RUNS_DIR", tempfile.mkdtemp(prefix="rlwb-run-records-"))  # not ~/.rlworkbench
 
 
+@pytest.hookimpl(tryfirst=True)  # before `-m` selects by the markers added here
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if is_solo(item):
+            item.add_marker(pytest.mark.solo)
     if os.environ.get("RLWORKBENCH_SLOW") == "1":
         return
     skip = pytest.mark.skip(reason="slow learning run: set RLWORKBENCH_SLOW=1 to run it")

@@ -111,6 +111,7 @@ def test_multi_device(tmp_path):
     assert list((tmp_path / "runs").glob("*/checkpoints/final"))
 
 
+@pytest.mark.solo  # its kernel starts a Ray session
 def test_distributed(tmp_path):
     notebook = executed(NOTEBOOKS / "distributed.ipynb", tmp_path)
     assert not errors(notebook)
@@ -169,6 +170,7 @@ def test_graph_builder(tmp_path):
     assert list((tmp_path / "runs").glob("*/checkpoints/final"))
 
 
+@pytest.mark.solo  # its kernel starts Ray Tune
 def test_experiments(tmp_path):
     notebook = executed(NOTEBOOKS / "experiments.ipynb", tmp_path)
     assert not errors(notebook)
