@@ -264,6 +264,7 @@ def test_a_checkpoint_with_save_replay_puts_every_shards_records_and_priorities_
     run = make_apex(save_replay=True, workers=1)
     try:
         run.train(800)
+        assert run.replay.await_reported(60)  # a shard can start late: its records queue until it is up
         shard = run.replay.actor(1)
         records, _, _ = ray.get(shard.sample.remote(20))
         late = threading.Timer(2.0, lambda: shard.add.remote(Transitions(records, np.ones(20, np.float32))))
@@ -271,13 +272,12 @@ def test_a_checkpoint_with_save_replay_puts_every_shards_records_and_priorities_
         run.replay.stored(SampleReport(0, 0, 0, EpisodeEnds(), records=20, shard=1))  # the report came first
         run.save_state(tmp_path)
         late.join()
-        before = list(run.replay.sent)  # a checkpoint does not wait twice for a send lost with its sampler
-        run.replay.stored(SampleReport(0, 0, 0, EpisodeEnds(), records=1000, shard=0))
+        run.replay.stored(SampleReport(0, 0, 0, EpisodeEnds(), records=1000, shard=0))  # lost with its sampler
+        assert not run.replay.await_reported(0.5)
         with pytest.raises(ray.exceptions.RayTaskError, match="priorit"):  # refused: it arrived, and is not held
             ray.get(shard.add.remote(Transitions(records, np.full(20, np.nan, np.float32))))
         run.replay.stored(SampleReport(0, 0, 0, EpisodeEnds(), records=20, shard=1))
-        assert not run.replay.await_reported(0.5)
-        assert before[0] <= run.replay.sent[0] < before[0] + 1000 and run.replay.sent[1] == before[1] + 20
+        assert run.replay.await_reported(5.0)  # what it stopped waiting for is not awaited again
     finally:
         run.close()
     about = json.loads((tmp_path / "replay" / "shards.json").read_text())

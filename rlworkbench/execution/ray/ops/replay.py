@@ -46,6 +46,7 @@ class Replay:
         self.batch_size = int(run.agent.config["update"]["batch_size"])
         self.sent = [0] * count  # records sent to each shard since it (re)started, as the samplers reported
         self.lost = [0] * count  # records held by each shard's replaced predecessors
+        self.unconfirmed = [0] * len(self.sent)  # reported records a checkpoint gave up waiting for
         self.priorities_dropped = 0  # new priorities not sent: NaN, infinite or <= 0 (a diverged update's)
         self.errors: list[str] = []
         self._next = 0
@@ -143,7 +144,7 @@ class Replay:
     def save(self, directory: Path) -> int:
         """Every shard's records and priorities into ``<directory>/replay`` (arrays as ``.npz``, never pickled);
         returns the bytes written. It first waits (up to :data:`RECEIVE_WAIT_S`) for the records the samplers
-        reported sending: a report reaches the learner before its shard adds them."""
+        reported sending: a report reaches the learner before its shard adds them, and a shard can start late."""
         import ray
 
         folder = Path(directory) / "replay"
@@ -161,8 +162,8 @@ class Replay:
 
     def await_reported(self, timeout: float) -> bool:
         """Waits until every shard has received as many records as the samplers reported sending it; False if that
-        took over ``timeout`` seconds. Records still missing then are taken as lost (a send dies with its
-        sampler): the shard's count drops to what it received, so the next checkpoint does not wait for them."""
+        took over ``timeout`` seconds. Records still missing then (a send that died with its sampler, a shard far
+        behind) are not awaited again by a later call."""
         import ray
 
         deadline = time.monotonic() + timeout
@@ -170,10 +171,12 @@ class Replay:
             asked = [self.manager.actor(index).received.remote() for index in range(len(self.manager))]
             answered, _ = ray.wait(asked, num_returns=len(asked), timeout=max(deadline - time.monotonic(), 1.0))
             received = [ray.get(ref) if ref in answered else None for ref in asked]
-            if all(count is not None and count >= sent for count, sent in zip(received, self.sent)):
+            missing = [None if count is None else max(sent - skip - count, 0)
+                       for count, sent, skip in zip(received, self.sent, self.unconfirmed)]
+            if all(short == 0 for short in missing):  # None: a shard that did not answer
                 return True
             if time.monotonic() >= deadline:
-                self.sent = [sent if count is None else min(sent, count) for count, sent in zip(received, self.sent)]
+                self.unconfirmed = [skip + (short or 0) for skip, short in zip(self.unconfirmed, missing)]
                 return False
             time.sleep(0.05)
 
@@ -198,6 +201,7 @@ class Replay:
         ray.get(pending)
         # what the shards hold now: a checkpoint whose wait ran out holds fewer than its samplers reported
         self.sent = [min(int(sent), int(added)) for sent, added in zip(about["sent"], about["added"])]
+        self.unconfirmed = [0] * len(self.sent)
         return True
 
     # ----- actors -----------------------------------------------------------------------------------------------
@@ -212,7 +216,7 @@ class Replay:
         from rlworkbench.execution.ray.apex_sampler import ApexSampler
 
         self.lost[index] += min(self.sent[index], self.capacity)
-        self.sent[index] = 0
+        self.sent[index] = self.unconfirmed[index] = 0
         self.run.meter.restarted(shard_node(index))
         if self.run.samplers is not None:
             self.run.samplers.each(ApexSampler.set_shards, self.handles())
