@@ -81,8 +81,8 @@ class ReplayShard:
         return int(self.executor.api.get_size())
 
     def received(self) -> int:
-        """The records that arrived so far, added or refused (a checkpoint's restored count included): what a
-        learner compares with what the samplers reported sending."""
+        """The records that arrived so far, added or refused (since the checkpoint :meth:`load_state` put back:
+        its records count as added): what a learner compares with what the samplers reported sending."""
         return self.added + self.refused
 
     def state(self) -> tuple[dict[str, np.ndarray], int]:
@@ -93,5 +93,5 @@ class ReplayShard:
     def load_state(self, variables: Mapping[str, np.ndarray], added: int) -> int:
         """Puts back what :meth:`state` gave (names and shapes checked first); returns the records held."""
         self.executor.set_weights(dict(variables), True)
-        self.added = int(added)
+        self.added, self.refused = int(added), 0
         return self.size()

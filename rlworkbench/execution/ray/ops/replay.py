@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import time
+import warnings
 from pathlib import Path
 from typing import Any, cast
 
@@ -46,7 +47,6 @@ class Replay:
         self.batch_size = int(run.agent.config["update"]["batch_size"])
         self.sent = [0] * count  # records sent to each shard since it (re)started, as the samplers reported
         self.lost = [0] * count  # records held by each shard's replaced predecessors
-        self.unconfirmed = [0] * len(self.sent)  # reported records a checkpoint gave up waiting for
         self.priorities_dropped = 0  # new priorities not sent: NaN, infinite or <= 0 (a diverged update's)
         self.errors: list[str] = []
         self._next = 0
@@ -144,12 +144,18 @@ class Replay:
     def save(self, directory: Path) -> int:
         """Every shard's records and priorities into ``<directory>/replay`` (arrays as ``.npz``, never pickled);
         returns the bytes written. It first waits (up to :data:`RECEIVE_WAIT_S`) for the records the samplers
-        reported sending: a report reaches the learner before its shard adds them, and a shard can start late."""
+        reported sending: a report reaches the learner before its shard adds them, and a shard can start late.
+        What is still missing then is saved without, with a RuntimeWarning, and ``shards.json`` says how many
+        (``missing``; null: a shard that did not answer)."""
         import ray
 
         folder = Path(directory) / "replay"
         folder.mkdir(parents=True, exist_ok=True)
-        self.await_reported(RECEIVE_WAIT_S)
+        missing = self.await_reported(RECEIVE_WAIT_S)
+        if any(short != 0 for short in missing):
+            warnings.warn(f"replay checkpoint in {folder}: after {RECEIVE_WAIT_S:g} s the shards still lack records "
+                          f"their samplers reported (per shard: {missing}); saved without them", RuntimeWarning,
+                          stacklevel=2)
         states = ray.get([self.manager.actor(index).state.remote() for index in range(len(self.manager))])
         total = 0
         for index, (variables, _added) in enumerate(states):
@@ -157,13 +163,13 @@ class Replay:
             total += (folder / f"shard_{index}.npz").stat().st_size
         (folder / "shards.json").write_text(json.dumps({
             "shards": len(states), "capacity": self.capacity, "added": [added for _, added in states],
-            "sent": self.sent, "bytes": total}))
+            "sent": self.sent, "missing": missing, "bytes": total}))
         return total
 
-    def await_reported(self, timeout: float) -> bool:
-        """Waits until every shard has received as many records as the samplers reported sending it; False if that
-        took over ``timeout`` seconds. Records still missing then (a send that died with its sampler, a shard far
-        behind) are not awaited again by a later call."""
+    def await_reported(self, timeout: float) -> list[int | None]:
+        """Waits until every shard has received (added or refused) as many records as the samplers reported sending
+        it, at most ``timeout`` seconds; returns how many each shard still lacks (all 0: none; None: it did not
+        answer). Records carry no ids: a send lost with its sampler is awaited by every later call."""
         import ray
 
         deadline = time.monotonic() + timeout
@@ -171,13 +177,9 @@ class Replay:
             asked = [self.manager.actor(index).received.remote() for index in range(len(self.manager))]
             answered, _ = ray.wait(asked, num_returns=len(asked), timeout=max(deadline - time.monotonic(), 1.0))
             received = [ray.get(ref) if ref in answered else None for ref in asked]
-            missing = [None if count is None else max(sent - skip - count, 0)
-                       for count, sent, skip in zip(received, self.sent, self.unconfirmed)]
-            if all(short == 0 for short in missing):  # None: a shard that did not answer
-                return True
-            if time.monotonic() >= deadline:
-                self.unconfirmed = [skip + (short or 0) for skip, short in zip(self.unconfirmed, missing)]
-                return False
+            missing = [None if count is None else max(sent - count, 0) for count, sent in zip(received, self.sent)]
+            if all(short == 0 for short in missing) or time.monotonic() >= deadline:
+                return missing
             time.sleep(0.05)
 
     def restore(self, directory: Path) -> bool:
@@ -199,9 +201,8 @@ class Replay:
                 variables = {name: arrays[name] for name in arrays.files}
             pending.append(self.manager.actor(index).load_state.remote(variables, about["added"][index]))
         ray.get(pending)
-        # what the shards hold now: a checkpoint whose wait ran out holds fewer than its samplers reported
-        self.sent = [min(int(sent), int(added)) for sent, added in zip(about["sent"], about["added"])]
-        self.unconfirmed = [0] * len(self.sent)
+        # what the shards hold now (more than was reported when fragments in flight arrived, fewer when a wait ran out)
+        self.sent = [int(added) for added in about["added"]]
         return True
 
     # ----- actors -----------------------------------------------------------------------------------------------
@@ -216,7 +217,7 @@ class Replay:
         from rlworkbench.execution.ray.apex_sampler import ApexSampler
 
         self.lost[index] += min(self.sent[index], self.capacity)
-        self.sent[index] = self.unconfirmed[index] = 0
+        self.sent[index] = 0
         self.run.meter.restarted(shard_node(index))
         if self.run.samplers is not None:
             self.run.samplers.each(ApexSampler.set_shards, self.handles())
