@@ -150,7 +150,7 @@ async function run(page) {
     await page.waitForTimeout(300); // a resize after the first paint settles the opening scale
     result.opened = brief(await page.evaluate(viewer));
   } while (!(result.opened?.in_front && result.opened.label_count > 0) && Date.now() < graphDeadline);
-  log(`opened in ${result.open_to_graph_s} s at ${result.opened.zoom_text}`);
+  log(`opened in ${result.open_to_graph_s} s at ${result.opened?.zoom_text}`);
   result.screenshot_opened = await shot(page, cfg.screenshots.opened);
 
   await clickInViewer(page, graphId, '.rlwb-graph g.cluster[id="component-dqn/policy"] > text', t.render);
