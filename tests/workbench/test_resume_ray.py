@@ -120,7 +120,7 @@ def test_a_killed_driver_leaves_no_actors_and_its_run_resumes(ray_session, tmp_p
     wait_until(lambda: run.state != "starting", 120, "the resumed run to train")
     replay = json.loads((checkpoint / "replay" / "shards.json").read_text())
     held = [ray.get(run.execution.algorithm.replay.actor(index).size.remote()) for index in range(replay["shards"])]
-    assert all(now >= min(sent, replay["capacity"]) > 0 for now, sent in zip(held, replay["sent"])), (held, replay)
+    assert all(now >= min(added, replay["capacity"]) > 0 for now, added in zip(held, replay["added"])), (held, replay)
     run.wait(300)
     assert run.state == "finished" and run.id == seen["id"] and run.logdir == run_dir and run.target == "ray"
     resumed = json.loads((run_dir / "run.json").read_text())["resumes"][-1]

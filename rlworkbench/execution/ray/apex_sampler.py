@@ -87,17 +87,20 @@ class ApexSampler(Sampler):
     """A :class:`Sampler` whose fragments go to replay ``shards`` (actor handles) with their priorities."""
 
     def __init__(self, index: int, config: Any, env: Any, num_envs: int, backend: str, seed: int | None = None,
-                 weights: Any = None, version: int = 0, shards: Sequence[Any] = ()):
+                 weights: Any = None, version: int = 0, shards: Sequence[Any] = (),
+                 shard_generations: Sequence[int] = ()):
         super().__init__(index, config, env, num_envs, backend, seed, weights, version)
-        self.shards = list(shards)
+        self.set_shards(shards, shard_generations)
         self._next_shard = index % max(len(self.shards), 1)
 
     def make_recorder(self, agent: Agent) -> _NStepRecorder:
         return _NStepRecorder(agent)
 
-    def set_shards(self, shards: Sequence[Any]) -> None:
-        """The replay shards to send to (after the learner replaced one)."""
+    def set_shards(self, shards: Sequence[Any], generations: Sequence[int] = ()) -> None:
+        """The replay shards to send to (after the learner replaced one) and their restarts so far (0 each when not
+        given), which each report names for the shard it sent to."""
         self.shards = list(shards)
+        self.generations = list(generations) or [0] * len(self.shards)
 
     def prioritised_fragment(self, steps: int) -> tuple[SampleReport, Transitions | None]:
         """Steps every env ``steps`` times; the report and the n-step transitions completed, with their priorities
@@ -119,4 +122,5 @@ class ApexSampler(Sampler):
         self._next_shard = (shard + 1) % len(self.shards)
         self.shards[shard].add.remote(transitions)
         return dataclasses.replace(report, records=len(transitions), shard=shard, bytes=transitions.bytes,
+                                   shard_generation=self.generations[shard],
                                    seconds=time.perf_counter() - started)

@@ -52,7 +52,9 @@ class EpisodeEnds:
 class SampleReport:
     """One sampler request's outcome: ``index`` of the sampler, ``version`` (learner updates) of the weights that
     acted, ``timesteps`` env steps taken, ``episodes`` that ended, ``seconds`` spent sampling; for samplers that
-    send to replay, ``records`` transitions sent to ``shard`` (-1: none) and their ``bytes``."""
+    send to replay, ``records`` transitions sent to ``shard`` (-1: none) and their ``bytes``, and
+    ``shard_generation``: the restarts that shard had had when the sampler got its handle (a report for a shard
+    replaced since went to the one it replaced)."""
 
     index: int
     version: int
@@ -62,6 +64,7 @@ class SampleReport:
     records: int = 0
     shard: int = -1
     bytes: int = 0
+    shard_generation: int = 0
 
 
 @dataclass(frozen=True)

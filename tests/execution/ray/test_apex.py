@@ -243,6 +243,32 @@ def test_apex_on_two_workers_solves_cartpole(ray_session):
         apex.close()
 
 
+def test_records_sent_to_a_replaced_shard_count_as_lost_and_hold_back_no_checkpoint(ray_session, tmp_path):
+    """A sampler hears of a replaced shard's successor only after its fragment under way went to the dead one: the
+    report names the shard's generation, so those records count as lost, and a checkpoint does not wait for them."""
+    import warnings
+
+    from rlworkbench.execution.ray.flow_types import EpisodeEnds, SampleReport
+
+    run = make_apex(save_replay=True, workers=1)
+    try:
+        run.train(600)
+        ray.kill(run.replay.actor(0), no_restart=True)
+        run.train(run.timesteps + 1200)  # the learner's next request to it fails: replaced, samplers told
+        assert run.replay.manager.restarts == [1, 0] and run.replay.generations() == [1, 0]
+        lost, sent = run.replay.lost[0], run.replay.sent[0]
+        run.replay.stored(SampleReport(0, 0, 0, EpisodeEnds(), records=50, shard=0, shard_generation=0))
+        assert (run.replay.lost[0], run.replay.sent[0]) == (lost + 50, sent)
+        run.replay.stored(SampleReport(0, 0, 0, EpisodeEnds(), records=0, shard=0, shard_generation=1))
+        assert run.replay.sent[0] == sent  # the successor's own reports count as sent
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)  # nothing is missing: no wait, no warning
+            run.save_state(tmp_path)
+        assert json.loads((tmp_path / "replay" / "shards.json").read_text())["missing"] == [0, 0]
+    finally:
+        run.close()
+
+
 def saved_shard(folder, index: int) -> dict[str, np.ndarray]:
     with np.load(folder / "replay" / f"shard_{index}.npz", allow_pickle=False) as arrays:
         return {name: arrays[name] for name in arrays.files}

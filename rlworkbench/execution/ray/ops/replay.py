@@ -30,6 +30,16 @@ SLOW_ANSWER_S = 10.0  # a shard's sample takes milliseconds: a request this old 
 RECEIVE_WAIT_S = 10.0  # how long a checkpoint waits for records a sampler reported but its shard has not yet added
 
 
+def answer(ref: Any) -> int | None:
+    """A shard's answer, or None when it died meanwhile (a save goes on without it)."""
+    import ray
+
+    try:
+        return int(ray.get(ref))
+    except ray.exceptions.RayActorError:
+        return None
+
+
 def shard_node(index: int) -> str:
     return f"shard {index}"
 
@@ -46,7 +56,7 @@ class Replay:
         self.alpha, self.beta = float(memory.get("alpha", 0.6)), float(memory.get("beta", 0.4))
         self.batch_size = int(run.agent.config["update"]["batch_size"])
         self.sent = [0] * count  # records sent to each shard since it (re)started, as the samplers reported
-        self.lost = [0] * count  # records held by each shard's replaced predecessors
+        self.lost = [0] * count  # records held by each shard's replaced predecessors, or sent to them
         self.priorities_dropped = 0  # new priorities not sent: NaN, infinite or <= 0 (a diverged update's)
         self.errors: list[str] = []
         self._next = 0
@@ -65,11 +75,20 @@ class Replay:
     def handles(self) -> list[Any]:
         return [self.manager.actor(index) for index in range(len(self.manager))]
 
+    def generations(self) -> list[int]:
+        """Each shard's restarts so far: a sampler's report names the one of the handle it sent to."""
+        return list(self.manager.restarts)
+
     # ----- store ------------------------------------------------------------------------------------------------
     def stored(self, report: SampleReport) -> None:
-        """Counts what a sampler reported sending (the transitions went straight to the shard)."""
-        if report.shard >= 0:
-            self.sent[report.shard] += report.records
+        """Counts what a sampler reported sending (the transitions went straight to the shard); records sent to a
+        shard replaced since (the sampler had not yet heard of its successor) count as lost."""
+        if report.shard < 0:
+            return
+        if report.shard_generation != self.manager.restarts[report.shard]:
+            self.lost[report.shard] += report.records
+            return
+        self.sent[report.shard] += report.records
 
     # ----- replay -----------------------------------------------------------------------------------------------
     def request(self, count: int) -> None:
@@ -176,7 +195,7 @@ class Replay:
         while True:
             asked = [self.manager.actor(index).received.remote() for index in range(len(self.manager))]
             answered, _ = ray.wait(asked, num_returns=len(asked), timeout=max(deadline - time.monotonic(), 1.0))
-            received = [ray.get(ref) if ref in answered else None for ref in asked]
+            received = [answer(ref) if ref in answered else None for ref in asked]
             missing = [None if count is None else max(sent - count, 0) for count, sent in zip(received, self.sent)]
             if all(short == 0 for short in missing) or time.monotonic() >= deadline:
                 return missing
@@ -220,4 +239,4 @@ class Replay:
         self.sent[index] = 0
         self.run.meter.restarted(shard_node(index))
         if self.run.samplers is not None:
-            self.run.samplers.each(ApexSampler.set_shards, self.handles())
+            self.run.samplers.each(ApexSampler.set_shards, self.handles(), self.generations())

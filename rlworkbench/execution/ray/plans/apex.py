@@ -19,7 +19,7 @@ from rlworkbench.execution.ray.plans.registry import Config, Plan, Step, registe
 def apex(run: PlanRun, owed_rule: Callable[[PlanRun], Callable[[], int]] = ScheduleOwed) -> Step:
     replay = Replay(run)
     samplers = Rollouts(run, ApexSampler, steps=run.settings["fragment_length"],
-                        arguments=lambda index: (replay.handles(),))
+                        arguments=lambda index: (replay.handles(), replay.generations()))
     train, broadcast, owed = TrainOneStep(run), Broadcast(run), owed_rule(run)
     limit = run.settings["max_updates_owed"]
     run.meter.notes["batch_size"] = replay.batch_size
