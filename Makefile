@@ -15,7 +15,7 @@ demo: bootstrap
 	$(VENV_PY) -m rlworkbench.demo
 
 # The tests that need no machine to themselves run first, on both cores (pytest-xdist, one file per worker, one torch
-# thread each); then the `solo` ones (Ray, servers, browsers: tests/conftest.py) one by one. Both parts always run.
+# thread each); then the `solo` ones (Ray, servers, browsers: tests/suite_parts.py) one by one. Both parts always run.
 TEST_WORKERS ?= 2
 test: bootstrap
 	OMP_NUM_THREADS=1 $(VENV_PY) -m pytest -m "not solo" -n $(TEST_WORKERS) --dist loadfile; shared=$$?; \
